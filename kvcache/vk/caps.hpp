@@ -1,0 +1,65 @@
+// A device's capability record: plain data, no Vulkan handles, so that planning and the dispatch
+// policy can be tested on records written by hand (an H100, an RDNA3, lavapipe) without a GPU.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tkv {
+
+enum class DeviceClass { discrete, integrated, virtual_gpu, cpu, other };
+enum class Vendor { nvidia, amd, intel, apple, arm, qualcomm, mesa_cpu, other };
+
+struct MemoryHeap {
+  uint64_t size = 0;
+  bool device_local = false;
+};
+
+struct DeviceCaps {
+  uint32_t index = 0;              // position in the instance's enumeration
+  std::string name;
+  uint32_t vendor_id = 0;
+  uint32_t device_id = 0;
+  Vendor vendor = Vendor::other;
+  DeviceClass device_class = DeviceClass::other;
+  std::string driver_name;         // VkPhysicalDeviceDriverProperties::driverName
+  std::string driver_info;
+  uint32_t driver_version = 0;
+  uint32_t api_version = 0;
+  std::string pipeline_cache_uuid; // hex; keys the on-disk pipeline cache and policy files
+
+  uint32_t subgroup_size = 0;
+  uint32_t min_subgroup_size = 0;
+  uint32_t max_subgroup_size = 0;
+  bool subgroup_arithmetic = false;
+  bool subgroup_shuffle = false;
+  uint32_t compute_units = 0;      // SMs / CUs; 0 when the driver does not say
+  uint32_t max_shared_memory = 0;  // bytes per workgroup
+  uint32_t max_workgroup_invocations = 0;
+  uint64_t max_storage_buffer_range = 0;
+  uint64_t max_allocation_size = 0;
+
+  bool fp16_arithmetic = false;
+  bool int8_arithmetic = false;
+  bool storage_16bit = false;
+  bool storage_8bit = false;
+  bool integer_dot_product = false;
+  bool cooperative_matrix = false;
+  bool push_descriptor = false;
+  bool timestamps = false;
+  float timestamp_period_ns = 1.0f;
+
+  std::vector<MemoryHeap> heaps;
+
+  uint64_t device_local_bytes() const;
+  // Why this device cannot run the engine ("" when it can).
+  std::string unsupported_reason() const;
+};
+
+const char* vendor_name(Vendor vendor);
+const char* device_class_name(DeviceClass device_class);
+Vendor vendor_from_id(uint32_t vendor_id);
+std::string api_version_string(uint32_t api_version);
+
+}  // namespace tkv

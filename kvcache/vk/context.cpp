@@ -1,0 +1,423 @@
+#include "kvcache/vk/context.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <set>
+
+#include "kvcache/error.hpp"
+#include "kvcache/vk/check.hpp"
+#include "kvcache/vk/command.hpp"
+#include "kvcache/vk/pipeline.hpp"
+
+namespace tkv::vk {
+namespace {
+
+constexpr const char* kValidationLayer = "VK_LAYER_KHRONOS_validation";
+constexpr const char* kInstallAdvice =
+    "no Vulkan device found. On Debian/Ubuntu install the CPU driver (lavapipe) and the loader with "
+    "`apt-get install mesa-vulkan-drivers libvulkan1`, or install your GPU's Vulkan driver";
+
+bool env_flag(const char* name) {
+  const char* v = std::getenv(name);
+  return v && *v && std::strcmp(v, "0") != 0;
+}
+
+std::set<std::string> device_extensions(VkPhysicalDevice pd) {
+  uint32_t count = 0;
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, nullptr);
+  std::vector<VkExtensionProperties> props(count);
+  vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, props.data());
+  std::set<std::string> names;
+  for (const auto& p : props) names.insert(p.extensionName);
+  return names;
+}
+
+bool has_layer(const char* name) {
+  uint32_t count = 0;
+  vkEnumerateInstanceLayerProperties(&count, nullptr);
+  std::vector<VkLayerProperties> layers(count);
+  vkEnumerateInstanceLayerProperties(&count, layers.data());
+  return std::any_of(layers.begin(), layers.end(), [&](const auto& l) { return std::strcmp(l.layerName, name) == 0; });
+}
+
+std::string hex(const uint8_t* bytes, size_t n) {
+  static const char* digits = "0123456789abcdef";
+  std::string s;
+  for (size_t i = 0; i < n; ++i) {
+    s += digits[bytes[i] >> 4];
+    s += digits[bytes[i] & 15];
+  }
+  return s;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Instance
+
+VKAPI_ATTR VkBool32 VKAPI_CALL Instance::on_message(VkDebugUtilsMessageSeverityFlagBitsEXT severity,
+                                                    VkDebugUtilsMessageTypeFlagsEXT,
+                                                    const VkDebugUtilsMessengerCallbackDataEXT* data,
+                                                    void* user) {
+  auto* self = static_cast<Instance*>(user);
+  if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
+    ++self->validation_messages_;
+    spdlog::error("vulkan validation: {}", data->pMessage ? data->pMessage : "");
+  } else {
+    spdlog::debug("vulkan: {}", data->pMessage ? data->pMessage : "");
+  }
+  return VK_FALSE;
+}
+
+std::shared_ptr<Instance> Instance::create(const InstanceOptions& options) {
+  std::shared_ptr<Instance> self(new Instance());
+  self->validation_ = options.validation || env_flag("TKV_VALIDATION");
+  if (self->validation_ && !has_layer(kValidationLayer)) {
+    spdlog::warn("validation requested but {} is not installed (apt-get install vulkan-validationlayers)",
+                 kValidationLayer);
+    self->validation_ = false;
+  }
+
+  VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
+  app.pApplicationName = "turbokv";
+  app.pEngineName = "turbokv";
+  app.apiVersion = VK_API_VERSION_1_2;
+
+  std::vector<const char*> layers, extensions;
+  VkDebugUtilsMessengerCreateInfoEXT messenger_info{VK_STRUCTURE_TYPE_DEBUG_UTILS_MESSENGER_CREATE_INFO_EXT};
+  messenger_info.messageSeverity = VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT |
+                                   VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT;
+  messenger_info.messageType = VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT |
+                               VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT;
+  messenger_info.pfnUserCallback = &Instance::on_message;
+  messenger_info.pUserData = self.get();
+  VkValidationFeatureEnableEXT sync_validation = VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT;
+  VkValidationFeaturesEXT validation_features{VK_STRUCTURE_TYPE_VALIDATION_FEATURES_EXT};
+  validation_features.enabledValidationFeatureCount = 1;
+  validation_features.pEnabledValidationFeatures = &sync_validation;
+  validation_features.pNext = &messenger_info;
+
+  VkInstanceCreateInfo info{VK_STRUCTURE_TYPE_INSTANCE_CREATE_INFO};
+  info.pApplicationInfo = &app;
+  if (self->validation_) {
+    layers.push_back(kValidationLayer);
+    extensions.push_back(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+    info.pNext = &validation_features;
+  }
+  info.enabledLayerCount = uint32_t(layers.size());
+  info.ppEnabledLayerNames = layers.data();
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+
+  VkResult r = vkCreateInstance(&info, nullptr, &self->instance_);
+  if (r == VK_ERROR_INCOMPATIBLE_DRIVER) fail(ErrorCode::no_device, kInstallAdvice);
+  check(r, "vkCreateInstance");
+
+  if (self->validation_) {
+    auto create_messenger = reinterpret_cast<PFN_vkCreateDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(self->instance_, "vkCreateDebugUtilsMessengerEXT"));
+    if (create_messenger) check(create_messenger(self->instance_, &messenger_info, nullptr, &self->messenger_),
+                                "vkCreateDebugUtilsMessengerEXT");
+  }
+
+  uint32_t count = 0;
+  check(vkEnumeratePhysicalDevices(self->instance_, &count, nullptr), "vkEnumeratePhysicalDevices");
+  self->physical_devices_.resize(count);
+  check(vkEnumeratePhysicalDevices(self->instance_, &count, self->physical_devices_.data()),
+        "vkEnumeratePhysicalDevices");
+  return self;
+}
+
+Instance::~Instance() {
+  if (messenger_) {
+    auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
+        vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
+    if (destroy) destroy(instance_, messenger_, nullptr);
+  }
+  if (instance_) vkDestroyInstance(instance_, nullptr);
+}
+
+std::vector<DeviceCaps> Instance::devices() const {
+  std::vector<DeviceCaps> caps;
+  for (uint32_t i = 0; i < physical_devices_.size(); ++i) caps.push_back(query_caps(physical_devices_[i], i));
+  return caps;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Capability records
+
+DeviceCaps query_caps(VkPhysicalDevice pd, uint32_t index) {
+  const auto extensions = device_extensions(pd);
+  auto has = [&](const char* name) { return extensions.count(name) != 0; };
+
+  VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceSubgroupSizeControlProperties size_control{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_PROPERTIES};
+  VkPhysicalDeviceDriverProperties driver{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_DRIVER_PROPERTIES};
+  VkPhysicalDeviceShaderSMBuiltinsPropertiesNV sm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_SM_BUILTINS_PROPERTIES_NV};
+  VkPhysicalDeviceShaderCoreProperties2AMD amd{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CORE_PROPERTIES_2_AMD};
+  VkPhysicalDeviceProperties2 props{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props.pNext = &subgroup;
+  subgroup.pNext = &driver;
+  void** tail = &driver.pNext;
+  const bool size_control_ok = has(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  if (size_control_ok) { *tail = &size_control; tail = &size_control.pNext; }
+  if (has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) { *tail = &sm; tail = &sm.pNext; }
+  if (has(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME)) { *tail = &amd; tail = &amd.pNext; }
+  vkGetPhysicalDeviceProperties2(pd, &props);
+
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  features.pNext = &f11;
+  f11.pNext = &f12;
+  vkGetPhysicalDeviceFeatures2(pd, &features);
+
+  VkPhysicalDeviceMemoryProperties memory{};
+  vkGetPhysicalDeviceMemoryProperties(pd, &memory);
+
+  const auto& p = props.properties;
+  DeviceCaps c;
+  c.index = index;
+  c.name = p.deviceName;
+  c.vendor_id = p.vendorID;
+  c.device_id = p.deviceID;
+  c.vendor = vendor_from_id(p.vendorID);
+  switch (p.deviceType) {
+    case VK_PHYSICAL_DEVICE_TYPE_DISCRETE_GPU: c.device_class = DeviceClass::discrete; break;
+    case VK_PHYSICAL_DEVICE_TYPE_INTEGRATED_GPU: c.device_class = DeviceClass::integrated; break;
+    case VK_PHYSICAL_DEVICE_TYPE_VIRTUAL_GPU: c.device_class = DeviceClass::virtual_gpu; break;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU: c.device_class = DeviceClass::cpu; break;
+    default: c.device_class = DeviceClass::other; break;
+  }
+  c.driver_name = driver.driverName;
+  c.driver_info = driver.driverInfo;
+  c.driver_version = p.driverVersion;
+  c.api_version = p.apiVersion;
+  c.pipeline_cache_uuid = hex(p.pipelineCacheUUID, VK_UUID_SIZE);
+
+  c.subgroup_size = subgroup.subgroupSize;
+  c.min_subgroup_size = size_control_ok ? size_control.minSubgroupSize : subgroup.subgroupSize;
+  c.max_subgroup_size = size_control_ok ? size_control.maxSubgroupSize : subgroup.subgroupSize;
+  const bool compute = subgroup.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT;
+  c.subgroup_arithmetic = compute && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  c.subgroup_shuffle = compute && (subgroup.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT);
+  if (has(VK_NV_SHADER_SM_BUILTINS_EXTENSION_NAME)) c.compute_units = sm.shaderSMCount;
+  if (has(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME)) c.compute_units = amd.activeComputeUnitCount;
+  c.max_shared_memory = p.limits.maxComputeSharedMemorySize;
+  c.max_workgroup_invocations = p.limits.maxComputeWorkGroupInvocations;
+  c.max_storage_buffer_range = p.limits.maxStorageBufferRange;
+  c.max_allocation_size = 0;  // filled below when the 1.1 maintenance3 limit is known
+
+  c.fp16_arithmetic = f12.shaderFloat16;
+  c.int8_arithmetic = f12.shaderInt8;
+  c.storage_16bit = f11.storageBuffer16BitAccess;
+  c.storage_8bit = f12.storageBuffer8BitAccess;
+  c.integer_dot_product = has("VK_KHR_shader_integer_dot_product");
+  c.cooperative_matrix = has("VK_KHR_cooperative_matrix") || has("VK_NV_cooperative_matrix");
+  c.push_descriptor = has(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  c.timestamps = p.limits.timestampComputeAndGraphics && p.limits.timestampPeriod > 0;
+  c.timestamp_period_ns = p.limits.timestampPeriod;
+
+  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES};
+  VkPhysicalDeviceProperties2 props_m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
+  props_m3.pNext = &m3;
+  vkGetPhysicalDeviceProperties2(pd, &props_m3);
+  c.max_allocation_size = m3.maxMemoryAllocationSize;
+
+  for (uint32_t i = 0; i < memory.memoryHeapCount; ++i)
+    c.heaps.push_back({memory.memoryHeaps[i].size, bool(memory.memoryHeaps[i].flags & VK_MEMORY_HEAP_DEVICE_LOCAL_BIT)});
+  return c;
+}
+
+uint32_t select_device(const std::vector<DeviceCaps>& devices, const std::string& selector_in) {
+  std::string selector = selector_in;
+  if (selector.empty())
+    if (const char* env = std::getenv("TKV_DEVICE")) selector = env;
+  if (devices.empty()) fail(ErrorCode::no_device, kInstallAdvice);
+
+  if (!selector.empty()) {
+    const bool numeric = std::all_of(selector.begin(), selector.end(), [](char ch) { return ch >= '0' && ch <= '9'; });
+    for (const auto& d : devices) {
+      const bool match = numeric ? std::to_string(d.index) == selector
+                                 : d.name.find(selector) != std::string::npos;
+      if (!match) continue;
+      if (auto why = d.unsupported_reason(); !why.empty())
+        fail(ErrorCode::no_device, "device " + std::to_string(d.index) + " (" + d.name + ") cannot run turbokv: " + why);
+      return d.index;
+    }
+    std::string names;
+    for (const auto& d : devices) names += "\n  " + std::to_string(d.index) + ": " + d.name;
+    fail(ErrorCode::not_found, "no Vulkan device matches '" + selector + "'; devices present:" + names);
+  }
+
+  auto rank = [](DeviceClass c) {
+    switch (c) {
+      case DeviceClass::discrete: return 0;
+      case DeviceClass::integrated: return 1;
+      case DeviceClass::virtual_gpu: return 2;
+      case DeviceClass::cpu: return 3;
+      default: return 4;
+    }
+  };
+  const DeviceCaps* best = nullptr;
+  std::string reasons;
+  for (const auto& d : devices) {
+    if (auto why = d.unsupported_reason(); !why.empty()) {
+      reasons += "\n  " + d.name + ": " + why;
+      continue;
+    }
+    if (!best || rank(d.device_class) < rank(best->device_class)) best = &d;
+  }
+  if (!best) fail(ErrorCode::no_device, std::string("no usable Vulkan device:") + reasons);
+  return best->index;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Context
+
+std::shared_ptr<Context> Context::create(const ContextOptions& options) {
+  std::shared_ptr<Context> self(new Context());
+  self->instance_ = Instance::create(options.instance);
+  const auto all = self->instance_->devices();
+  const uint32_t index = select_device(all, options.device);
+  self->caps_ = all[index];
+  self->physical_device_ = self->instance_->physical_devices()[index];
+  vkGetPhysicalDeviceMemoryProperties(self->physical_device_, &self->memory_properties_);
+  const auto& caps = self->caps_;
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_device_, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(self->physical_device_, &family_count, families.data());
+  // Prefer a compute queue family with timestamps; a graphics+compute family is fine too.
+  std::optional<uint32_t> family;
+  for (uint32_t i = 0; i < family_count; ++i) {
+    if (!(families[i].queueFlags & VK_QUEUE_COMPUTE_BIT)) continue;
+    if (!family || (families[i].timestampValidBits > 0 && families[*family].timestampValidBits == 0)) family = i;
+  }
+  if (!family) fail(ErrorCode::no_device, "device " + caps.name + " has no compute queue");
+  self->queue_family_ = *family;
+
+  const float priority = 1.0f;
+  VkDeviceQueueCreateInfo queue_info{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  queue_info.queueFamilyIndex = *family;
+  queue_info.queueCount = 1;
+  queue_info.pQueuePriorities = &priority;
+
+  const auto extensions_present = device_extensions(self->physical_device_);
+  std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  const bool size_control = extensions_present.count(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) != 0;
+  if (size_control) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceSubgroupSizeControlFeatures sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  supported.pNext = &f11;
+  f11.pNext = &f12;
+  if (size_control) f12.pNext = &sc;
+  vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+
+  // Enable only what we use, where present.
+  VkPhysicalDeviceVulkan11Features e11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features e12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceSubgroupSizeControlFeatures esc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
+  VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  enabled.features.shaderInt16 = supported.features.shaderInt16;
+  enabled.features.shaderInt64 = supported.features.shaderInt64;
+  enabled.pNext = &e11;
+  e11.pNext = &e12;
+  e11.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
+  e12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
+  e12.shaderFloat16 = f12.shaderFloat16;
+  e12.shaderInt8 = f12.shaderInt8;
+  if (size_control) {
+    e12.pNext = &esc;
+    esc.subgroupSizeControl = sc.subgroupSizeControl;
+    esc.computeFullSubgroups = sc.computeFullSubgroups;
+  }
+
+  VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+  info.pNext = &enabled;
+  info.queueCreateInfoCount = 1;
+  info.pQueueCreateInfos = &queue_info;
+  info.enabledExtensionCount = uint32_t(extensions.size());
+  info.ppEnabledExtensionNames = extensions.data();
+  TKV_VK(vkCreateDevice(self->physical_device_, &info, nullptr, &self->device_));
+  vkGetDeviceQueue(self->device_, *family, 0, &self->queue_);
+
+  self->push_descriptor_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+      vkGetDeviceProcAddr(self->device_, "vkCmdPushDescriptorSetKHR"));
+  if (!self->push_descriptor_) fail(ErrorCode::vulkan, "vkGetDeviceProcAddr(vkCmdPushDescriptorSetKHR) returned null");
+
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = *family;
+  TKV_VK(vkCreateCommandPool(self->device_, &pool_info, nullptr, &self->command_pool_));
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  TKV_VK(vkCreateFence(self->device_, &fence_info, nullptr, &self->fence_));
+
+  self->pipelines_ = std::make_unique<PipelineStore>(*self, options.persist_pipeline_cache ? options.cache_dir : "",
+                                                     options.persist_pipeline_cache);
+  spdlog::debug("turbokv: using device {} ({}, {}, driver {} {}, subgroup {}, {} compute units)", caps.name,
+                vendor_name(caps.vendor), device_class_name(caps.device_class), caps.driver_name, caps.driver_info,
+                caps.subgroup_size, caps.compute_units);
+  return self;
+}
+
+Context::~Context() {
+  if (device_) vkDeviceWaitIdle(device_);
+  pipelines_.reset();  // saves the pipeline cache and destroys pipelines while the device lives
+  if (fence_) vkDestroyFence(device_, fence_, nullptr);
+  if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
+  if (device_) vkDestroyDevice(device_, nullptr);
+}
+
+uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                              VkMemoryPropertyFlags preferred) const {
+  std::optional<uint32_t> fallback;
+  for (uint32_t i = 0; i < memory_properties_.memoryTypeCount; ++i) {
+    if (!(type_bits & (1u << i))) continue;
+    const auto flags = memory_properties_.memoryTypes[i].propertyFlags;
+    if ((flags & required) != required) continue;
+    if ((flags & preferred) == preferred) return i;
+    if (!fallback) fallback = i;
+  }
+  if (!fallback) fail(ErrorCode::vulkan, "no Vulkan memory type with the required properties on " + caps_.name);
+  return *fallback;
+}
+
+bool Context::memory_type_has(uint32_t index, VkMemoryPropertyFlags flags) const {
+  return (memory_properties_.memoryTypes[index].propertyFlags & flags) == flags;
+}
+
+void Context::submit_and_wait(VkCommandBuffer command_buffer) {
+  std::lock_guard lock(submit_mutex_);
+  VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
+  submit.commandBufferCount = 1;
+  submit.pCommandBuffers = &command_buffer;
+  TKV_VK(vkResetFences(device_, 1, &fence_));
+  TKV_VK(vkQueueSubmit(queue_, 1, &submit, fence_));
+  // A bounded wait: a hung GPU becomes an error instead of a hang (60 s is far beyond any call).
+  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 60ull * 1000 * 1000 * 1000);
+  if (r == VK_TIMEOUT) fail(ErrorCode::vulkan, "vkWaitForFences timed out after 60 s (GPU hang?)");
+  check(r, "vkWaitForFences");
+}
+
+void Context::run(const std::function<void(Recorder&)>& record) {
+  CommandBuffer cmd(*this);
+  {
+    Recorder recorder(*this, cmd.handle());
+    recorder.begin();
+    record(recorder);
+    recorder.end();
+  }
+  submit_and_wait(cmd.handle());
+}
+
+}  // namespace tkv::vk

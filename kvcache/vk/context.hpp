@@ -1,0 +1,113 @@
+// The Vulkan runtime shared by kvcache/ and attention/: instance, device selection, the logical
+// device with one compute queue, a command pool, the lazily built pipelines and the on-disk
+// pipeline cache. Every object is owned by an RAII value; factories return a live object or
+// throw tkv::Error.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kvcache/vk/caps.hpp"
+
+namespace tkv::vk {
+
+class Recorder;
+class PipelineStore;
+
+struct InstanceOptions {
+  // Enables VK_LAYER_KHRONOS_validation; also turned on by TKV_VALIDATION=1.
+  bool validation = false;
+};
+
+class Instance {
+ public:
+  static std::shared_ptr<Instance> create(const InstanceOptions& options = {});
+  ~Instance();
+  Instance(const Instance&) = delete;
+  Instance& operator=(const Instance&) = delete;
+
+  VkInstance handle() const { return instance_; }
+  const std::vector<VkPhysicalDevice>& physical_devices() const { return physical_devices_; }
+  // Capability records of every device, in enumeration order.
+  std::vector<DeviceCaps> devices() const;
+  bool validation_enabled() const { return validation_; }
+  // Number of validation messages of warning or error severity seen so far.
+  uint64_t validation_message_count() const { return validation_messages_; }
+
+ private:
+  Instance() = default;
+  VkInstance instance_ = VK_NULL_HANDLE;
+  VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
+  std::vector<VkPhysicalDevice> physical_devices_;
+  bool validation_ = false;
+  uint64_t validation_messages_ = 0;
+  static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
+                                                   VkDebugUtilsMessageTypeFlagsEXT,
+                                                   const VkDebugUtilsMessengerCallbackDataEXT*, void*);
+};
+
+DeviceCaps query_caps(VkPhysicalDevice physical_device, uint32_t index);
+
+// Picks a device: by index ("1") or name substring ("H100") when `selector` is non-empty
+// (or TKV_DEVICE is set), else the best supported one (discrete > integrated > virtual > CPU).
+// Throws no_device with install advice when there is none.
+uint32_t select_device(const std::vector<DeviceCaps>& devices, const std::string& selector);
+
+struct ContextOptions {
+  InstanceOptions instance;
+  std::string device;          // index or name substring; empty: best (or TKV_DEVICE)
+  std::string cache_dir;       // pipeline cache directory; empty: TKV_CACHE_DIR or ~/.cache/turbokv
+  bool persist_pipeline_cache = true;
+};
+
+class Context {
+ public:
+  static std::shared_ptr<Context> create(const ContextOptions& options = {});
+  ~Context();
+  Context(const Context&) = delete;
+  Context& operator=(const Context&) = delete;
+
+  const DeviceCaps& caps() const { return caps_; }
+  const Instance& instance() const { return *instance_; }
+  VkPhysicalDevice physical_device() const { return physical_device_; }
+  VkDevice device() const { return device_; }
+  VkQueue queue() const { return queue_; }
+  uint32_t queue_family() const { return queue_family_; }
+  PipelineStore& pipelines() { return *pipelines_; }
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_; }
+
+  // Index of a memory type with all of `required` (and, if possible, `preferred`) flags.
+  uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
+                       VkMemoryPropertyFlags preferred = 0) const;
+  bool memory_type_has(uint32_t index, VkMemoryPropertyFlags flags) const;
+
+  // Records with `record`, submits on the queue and waits for completion.
+  void run(const std::function<void(Recorder&)>& record);
+  // Submits a recorded primary command buffer and waits.
+  void submit_and_wait(VkCommandBuffer command_buffer);
+  VkCommandPool command_pool() const { return command_pool_; }
+
+ private:
+  Context() = default;
+  std::shared_ptr<Instance> instance_;
+  DeviceCaps caps_;
+  VkPhysicalDevice physical_device_ = VK_NULL_HANDLE;
+  VkPhysicalDeviceMemoryProperties memory_properties_{};
+  VkDevice device_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t queue_family_ = 0;
+  VkCommandPool command_pool_ = VK_NULL_HANDLE;
+  VkFence fence_ = VK_NULL_HANDLE;
+  std::mutex submit_mutex_;
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
+  std::unique_ptr<PipelineStore> pipelines_;
+};
+
+}  // namespace tkv::vk

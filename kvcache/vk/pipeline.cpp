@@ -1,0 +1,188 @@
+#include "kvcache/vk/pipeline.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include "kvcache/error.hpp"
+#include "kvcache/vk/check.hpp"
+#include "kvcache/vk/context.hpp"
+#include "kvcache/vk/shader_registry.hpp"
+
+namespace tkv::vk {
+namespace {
+
+// Our own envelope around the driver's blob, so that a truncated or corrupt file is detected
+// before the driver sees it (drivers check only their header).
+constexpr char kMagic[8] = {'T', 'K', 'V', 'P', 'C', 'v', '1', '\0'};
+
+uint64_t fnv1a(const uint8_t* data, size_t n) {
+  uint64_t h = 1469598103934665603ull;
+  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 1099511628211ull;
+  return h;
+}
+
+std::string default_cache_dir() {
+  if (const char* d = std::getenv("TKV_CACHE_DIR"); d && *d) return d;
+  if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/turbokv";
+  if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/turbokv";
+  return {};
+}
+
+}  // namespace
+
+PipelineStore::PipelineStore(Context& ctx, std::string cache_dir, bool persist) : ctx_(ctx) {
+  if (persist) {
+    if (cache_dir.empty()) cache_dir = default_cache_dir();
+    if (!cache_dir.empty()) cache_file_ = cache_dir + "/pipelines-" + ctx.caps().pipeline_cache_uuid + ".bin";
+  }
+  load();
+}
+
+void PipelineStore::load() {
+  std::vector<uint8_t> blob;
+  if (!cache_file_.empty()) {
+    std::ifstream in(cache_file_, std::ios::binary);
+    std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const size_t header = sizeof(kMagic) + 16;
+    if (file.size() >= header && std::memcmp(file.data(), kMagic, sizeof(kMagic)) == 0) {
+      uint64_t size = 0, hash = 0;
+      std::memcpy(&size, file.data() + 8, 8);
+      std::memcpy(&hash, file.data() + 16, 8);
+      if (size == file.size() - header && fnv1a(file.data() + header, size) == hash)
+        blob.assign(file.begin() + header, file.end());
+      else
+        spdlog::warn("turbokv: ignoring corrupt pipeline cache {}", cache_file_);
+    } else if (!file.empty()) {
+      spdlog::warn("turbokv: ignoring unrecognised pipeline cache {}", cache_file_);
+    }
+  }
+  VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
+  info.initialDataSize = blob.size();
+  info.pInitialData = blob.empty() ? nullptr : blob.data();
+  if (vkCreatePipelineCache(ctx_.device(), &info, nullptr, &cache_) != VK_SUCCESS) {
+    info.initialDataSize = 0;  // the driver refused the data: start empty
+    info.pInitialData = nullptr;
+    TKV_VK(vkCreatePipelineCache(ctx_.device(), &info, nullptr, &cache_));
+  }
+}
+
+void PipelineStore::save() {
+  std::lock_guard lock(mutex_);
+  if (cache_file_.empty() || !cache_) return;
+  size_t size = 0;
+  if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, nullptr) != VK_SUCCESS || size == 0) return;
+  std::vector<uint8_t> data(size);
+  if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, data.data()) != VK_SUCCESS) return;
+  data.resize(size);
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(cache_file_).parent_path(), ec);
+  const std::string tmp = cache_file_ + ".tmp" + std::to_string(::getpid());
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;  // an unwritable cache directory only costs compile time
+    const uint64_t n = data.size(), hash = fnv1a(data.data(), data.size());
+    out.write(kMagic, sizeof(kMagic));
+    out.write(reinterpret_cast<const char*>(&n), 8);
+    out.write(reinterpret_cast<const char*>(&hash), 8);
+    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
+    if (!out) return;
+  }
+  std::filesystem::rename(tmp, cache_file_, ec);  // atomic: readers never see half a file
+  if (ec) std::filesystem::remove(tmp, ec);
+}
+
+PipelineStore::~PipelineStore() {
+  try {
+    save();
+  } catch (...) {
+  }
+  VkDevice d = ctx_.device();
+  for (auto& [key, p] : pipelines_) {
+    vkDestroyPipeline(d, p.pipeline, nullptr);
+    vkDestroyPipelineLayout(d, p.layout, nullptr);
+    vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
+  }
+  for (auto& [name, m] : modules_) vkDestroyShaderModule(d, m, nullptr);
+  if (cache_) vkDestroyPipelineCache(d, cache_, nullptr);
+}
+
+size_t PipelineStore::size() const {
+  std::lock_guard lock(mutex_);
+  return pipelines_.size();
+}
+
+const Pipeline& PipelineStore::get(const PipelineKey& key) {
+  std::lock_guard lock(mutex_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
+  return pipelines_.emplace(key, build(key)).first->second;
+}
+
+Pipeline PipelineStore::build(const PipelineKey& key) {
+  VkDevice d = ctx_.device();
+  VkShaderModule module = VK_NULL_HANDLE;
+  if (auto it = modules_.find(key.shader); it != modules_.end()) {
+    module = it->second;
+  } else {
+    auto words = find_shader(key.shader);
+    if (words.empty()) fail(ErrorCode::invalid_argument, "no embedded shader named '" + key.shader + "'");
+    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    info.codeSize = words.size() * 4;
+    info.pCode = words.data();
+    TKV_VK(vkCreateShaderModule(d, &info, nullptr, &module));
+    modules_[key.shader] = module;
+  }
+
+  Pipeline p;
+  p.buffers = key.buffers;
+  p.push_constant_bytes = key.push_constant_bytes;
+  std::vector<VkDescriptorSetLayoutBinding> bindings(key.buffers);
+  for (uint32_t i = 0; i < key.buffers; ++i)
+    bindings[i] = {i, VK_DESCRIPTOR_TYPE_STORAGE_BUFFER, 1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo set_info{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  set_info.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  set_info.bindingCount = key.buffers;
+  set_info.pBindings = bindings.data();
+  TKV_VK(vkCreateDescriptorSetLayout(d, &set_info, nullptr, &p.set_layout));
+
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, key.push_constant_bytes};
+  VkPipelineLayoutCreateInfo layout_info{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  layout_info.setLayoutCount = 1;
+  layout_info.pSetLayouts = &p.set_layout;
+  layout_info.pushConstantRangeCount = key.push_constant_bytes ? 1 : 0;
+  layout_info.pPushConstantRanges = key.push_constant_bytes ? &range : nullptr;
+  if (VkResult r = vkCreatePipelineLayout(d, &layout_info, nullptr, &p.layout); r != VK_SUCCESS) {
+    vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
+    throw_vk_error("vkCreatePipelineLayout", r);
+  }
+
+  std::vector<VkSpecializationMapEntry> entries(key.constants.size());
+  for (uint32_t i = 0; i < entries.size(); ++i) entries[i] = {i, i * 4, 4};
+  VkSpecializationInfo spec{uint32_t(entries.size()), entries.data(), key.constants.size() * 4,
+                            key.constants.data()};
+  VkPipelineShaderStageRequiredSubgroupSizeCreateInfo subgroup{
+      VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_REQUIRED_SUBGROUP_SIZE_CREATE_INFO};
+  subgroup.requiredSubgroupSize = key.required_subgroup_size;
+
+  VkComputePipelineCreateInfo info{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  info.stage.sType = VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO;
+  info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  info.stage.module = module;
+  info.stage.pName = "main";
+  info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  if (key.required_subgroup_size) info.stage.pNext = &subgroup;
+  info.layout = p.layout;
+  if (VkResult r = vkCreateComputePipelines(d, cache_, 1, &info, nullptr, &p.pipeline); r != VK_SUCCESS) {
+    vkDestroyPipelineLayout(d, p.layout, nullptr);
+    vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
+    throw_vk_error("vkCreateComputePipelines [" + key.shader + "]", r);
+  }
+  spdlog::debug("turbokv: built pipeline {} with {} constants", key.shader, key.constants.size());
+  return p;
+}
+
+}  // namespace tkv::vk

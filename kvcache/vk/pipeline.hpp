@@ -1,0 +1,62 @@
+// Compute pipelines: one embedded SPIR-V module + specialization constants + a push-descriptor
+// set of storage buffers + push constants, created lazily on first use and kept, keyed by all of
+// those. A VkPipelineCache persists the driver's compiled code on disk between runs.
+#pragma once
+
+#include <vulkan/vulkan.h>
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace tkv::vk {
+
+class Context;
+
+struct PipelineKey {
+  std::string shader;                 // file stem of shaders/<name>.comp
+  std::vector<uint32_t> constants;    // specialization constants, ids 0..n-1 (32-bit each)
+  uint32_t buffers = 1;               // storage buffers at bindings 0..buffers-1 of set 0
+  uint32_t push_constant_bytes = 0;
+  uint32_t required_subgroup_size = 0;  // 0: driver's choice
+  auto operator<=>(const PipelineKey&) const = default;
+};
+
+struct Pipeline {
+  VkPipeline pipeline = VK_NULL_HANDLE;
+  VkPipelineLayout layout = VK_NULL_HANDLE;
+  VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
+  uint32_t buffers = 0;
+  uint32_t push_constant_bytes = 0;
+};
+
+class PipelineStore {
+ public:
+  // cache_dir empty: TKV_CACHE_DIR, else $XDG_CACHE_HOME/turbokv, else ~/.cache/turbokv.
+  PipelineStore(Context& ctx, std::string cache_dir, bool persist);
+  ~PipelineStore();
+  PipelineStore(const PipelineStore&) = delete;
+  PipelineStore& operator=(const PipelineStore&) = delete;
+
+  // Returns the pipeline for `key`, building it on first use. Thread-safe.
+  const Pipeline& get(const PipelineKey& key);
+  size_t size() const;
+  // Writes the VkPipelineCache to disk now (also done on destruction).
+  void save();
+  std::string cache_file() const { return cache_file_; }
+
+ private:
+  Pipeline build(const PipelineKey& key);
+  void load();
+  Context& ctx_;
+  VkPipelineCache cache_ = VK_NULL_HANDLE;
+  std::string cache_file_;
+  mutable std::mutex mutex_;
+  std::map<PipelineKey, Pipeline> pipelines_;
+  std::map<std::string, VkShaderModule> modules_;
+};
+
+}  // namespace tkv::vk

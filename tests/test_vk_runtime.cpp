@@ -1,0 +1,167 @@
+// The Vulkan runtime on whatever device is present (lavapipe in CI).
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <numeric>
+#include <random>
+
+#include "kvcache/error.hpp"
+#include "kvcache/vk/buffer.hpp"
+#include "kvcache/vk/check.hpp"
+#include "kvcache/vk/command.hpp"
+#include "kvcache/vk/context.hpp"
+#include "kvcache/vk/timer.hpp"
+
+using namespace tkv;
+using namespace tkv::vk;
+
+namespace {
+
+DeviceCaps fake(uint32_t index, const char* name, DeviceClass cls) {
+  DeviceCaps c;
+  c.index = index;
+  c.name = name;
+  c.device_class = cls;
+  c.api_version = VK_API_VERSION_1_3;
+  c.storage_16bit = c.push_descriptor = c.subgroup_arithmetic = c.subgroup_shuffle = true;
+  c.subgroup_size = 32;
+  return c;
+}
+
+}  // namespace
+
+TEST(DeviceSelection, PrefersDiscreteThenIntegratedThenCpu) {
+  std::vector<DeviceCaps> d = {fake(0, "llvmpipe", DeviceClass::cpu), fake(1, "Intel Arc", DeviceClass::integrated),
+                               fake(2, "NVIDIA H100", DeviceClass::discrete)};
+  EXPECT_EQ(select_device(d, ""), 2u);
+  d.pop_back();
+  EXPECT_EQ(select_device(d, ""), 1u);
+  d.pop_back();
+  EXPECT_EQ(select_device(d, ""), 0u);
+}
+
+TEST(DeviceSelection, ByIndexAndNameAndErrors) {
+  std::vector<DeviceCaps> d = {fake(0, "llvmpipe", DeviceClass::cpu), fake(1, "NVIDIA H100", DeviceClass::discrete)};
+  EXPECT_EQ(select_device(d, "0"), 0u);
+  EXPECT_EQ(select_device(d, "H100"), 1u);
+  try {
+    select_device(d, "Radeon");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::not_found);
+    EXPECT_NE(std::string(e.what()).find("Radeon"), std::string::npos);
+  }
+  try {
+    select_device({}, "");
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::no_device);
+    EXPECT_NE(std::string(e.what()).find("mesa-vulkan-drivers"), std::string::npos);
+  }
+}
+
+TEST(DeviceSelection, SkipsUnsupportedDevices) {
+  auto old = fake(0, "old GPU", DeviceClass::discrete);
+  old.storage_16bit = false;
+  std::vector<DeviceCaps> d = {old, fake(1, "llvmpipe", DeviceClass::cpu)};
+  EXPECT_EQ(select_device(d, ""), 1u);
+  EXPECT_THROW(select_device(d, "0"), Error);
+}
+
+TEST(VulkanErrors, NameTheCallAndResult) {
+  try {
+    TKV_VK(VK_ERROR_DEVICE_LOST);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::vulkan);
+    EXPECT_NE(std::string(e.what()).find("VK_ERROR_DEVICE_LOST"), std::string::npos);
+  }
+}
+
+class Runtime : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    ContextOptions o;
+    o.cache_dir = (std::filesystem::temp_directory_path() / "tkv-test-pipelines").string();
+    ctx_ = Context::create(o);
+  }
+  static void TearDownTestSuite() { ctx_.reset(); }
+  static std::shared_ptr<Context> ctx_;
+};
+std::shared_ptr<Context> Runtime::ctx_;
+
+TEST_F(Runtime, CapabilityRecordIsFilled) {
+  const auto& c = ctx_->caps();
+  EXPECT_FALSE(c.name.empty());
+  EXPECT_GE(c.subgroup_size, 4u);
+  EXPECT_GT(c.max_shared_memory, 0u);
+  EXPECT_TRUE(c.storage_16bit);
+  EXPECT_FALSE(c.heaps.empty());
+  EXPECT_EQ(c.unsupported_reason(), "");
+}
+
+TEST_F(Runtime, UploadDownloadRoundTrip) {
+  std::vector<uint32_t> data(1000);
+  std::iota(data.begin(), data.end(), 7u);
+  Buffer b(*ctx_, data.size() * 4, MemoryKind::device);
+  upload(*ctx_, b, 0, std::as_bytes(std::span(data)));
+  std::vector<uint32_t> back(data.size());
+  download(*ctx_, b, 0, std::as_writable_bytes(std::span(back)));
+  EXPECT_EQ(back, data);
+  EXPECT_THROW(upload(*ctx_, b, 3996, std::as_bytes(std::span(data))), Error);
+}
+
+TEST_F(Runtime, StreamReadShaderComputesTheSameSumAsTheCpu) {
+  std::mt19937 rng(1);
+  const uint32_t words = 4 * 4096;
+  std::vector<uint32_t> data(words);
+  for (auto& w : data) w = rng();
+  Buffer src(*ctx_, words * 4, MemoryKind::device);
+  upload(*ctx_, src, 0, std::as_bytes(std::span(data)));
+  const uint32_t groups = 16, local = 64;
+  Buffer dst(*ctx_, groups * 4, MemoryKind::readback);
+  const auto& p = ctx_->pipelines().get({"stream_read", {local}, 2, 4});
+  TimestampPool timer(*ctx_, 2);
+  ctx_->run([&](Recorder& r) {
+    timer.reset(r);
+    timer.write(r, 0);
+    const uint32_t count = words / 4;
+    r.bind(p, {src, dst}, count);
+    r.dispatch(groups);
+    timer.write(r, 1);
+    r.host_barrier();
+  });
+  std::vector<uint32_t> out(groups);
+  download(*ctx_, dst, 0, std::as_writable_bytes(std::span(out)));
+  uint32_t gpu = std::accumulate(out.begin(), out.end(), 0u), cpu = 0;
+  for (uint32_t i = 0; i < words; i += 4) cpu += data[i] ^ data[i + 1] ^ data[i + 2] ^ data[i + 3];
+  EXPECT_EQ(gpu, cpu);
+  auto ns = timer.read_ns();
+  EXPECT_GE(ns[1], ns[0]);
+  // The same key returns the same pipeline; another constant builds another.
+  EXPECT_EQ(&p, &ctx_->pipelines().get({"stream_read", {local}, 2, 4}));
+  const size_t before = ctx_->pipelines().size();
+  ctx_->pipelines().get({"stream_read", {32}, 2, 4});
+  EXPECT_EQ(ctx_->pipelines().size(), before + 1);
+}
+
+TEST_F(Runtime, UnknownShaderAndWrongBindingsAreErrors) {
+  EXPECT_THROW(ctx_->pipelines().get({"no_such_shader", {}, 1, 0}), Error);
+  const auto& p = ctx_->pipelines().get({"stream_read", {64}, 2, 4});
+  Buffer b(*ctx_, 64, MemoryKind::device);
+  EXPECT_THROW(ctx_->run([&](Recorder& r) { r.bind(p, {b}, uint32_t(1)); }), Error);
+}
+
+TEST_F(Runtime, PipelineCacheIsPersistedAndCorruptFilesAreIgnored) {
+  ctx_->pipelines().save();
+  const std::string file = ctx_->pipelines().cache_file();
+  ASSERT_FALSE(file.empty());
+  ASSERT_TRUE(std::filesystem::exists(file));
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);  // truncate
+  ContextOptions o;
+  o.cache_dir = std::filesystem::path(file).parent_path().string();
+  auto ctx2 = Context::create(o);  // must not crash; warns and starts empty
+  const auto& p = ctx2->pipelines().get({"stream_read", {64}, 2, 4});
+  EXPECT_NE(p.pipeline, VK_NULL_HANDLE);
+}
