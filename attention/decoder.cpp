@@ -1,0 +1,187 @@
+#include "attention/decoder.hpp"
+
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kvcache/error.hpp"
+#include "kvcache/vk/command.hpp"
+#include "kvcache/vk/context.hpp"
+
+namespace tkv {
+namespace {
+
+struct DecodePush {
+  float scale;
+  float softcap;
+  uint32_t window;
+  uint32_t chunk;
+  uint32_t splits;
+  uint32_t q_offset;
+  uint32_t out_offset;
+};
+
+struct ReducePush {
+  uint32_t chunk;
+  uint32_t splits;
+  uint32_t out_offset;
+};
+
+size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
+
+}  // namespace
+
+Decoder::Decoder(KvCache& cache, uint32_t q_heads) : cache_(cache), q_heads_(q_heads) {
+  const uint32_t kv = cache.config().kv_heads;
+  if (q_heads == 0 || q_heads % kv != 0 || q_heads / kv > 16)
+    fail(ErrorCode::invalid_argument, "decoder: " + std::to_string(q_heads) + " query heads must be " +
+                                          std::to_string(kv) + " KV heads times a GQA ratio of 1 to 16");
+}
+
+Decoder::~Decoder() = default;
+
+size_t Decoder::elements(uint32_t batch, uint32_t m) const {
+  return size_t(batch) * m * q_heads_ * cache_.config().head_dim;
+}
+
+DecodeShape Decoder::shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const {
+  if (seqs.empty()) fail(ErrorCode::invalid_argument, "decode: no sequences given");
+  if (seqs.size() > 65535) fail(ErrorCode::invalid_argument, "decode: batch above 65535 sequences");
+  if (m == 0 || m > 8) fail(ErrorCode::invalid_argument, "decode: m = " + std::to_string(m) + " is not in 1..8");
+  const auto& c = cache_.config();
+  if (layer >= c.layers)
+    fail(ErrorCode::invalid_argument, "decode: layer " + std::to_string(layer) + " is out of range (the cache has " +
+                                          std::to_string(c.layers) + ")");
+  DecodeShape s{c.k_type, c.v_type, c.head_dim, q_heads_, c.kv_heads, uint32_t(seqs.size()), m, 0};
+  for (SequenceId seq : seqs) {
+    const uint32_t len = cache_.length(seq, layer);  // throws not_found for unknown sequences
+    if (m > len)
+      fail(ErrorCode::invalid_argument, "decode: m = " + std::to_string(m) + " queries but sequence " +
+                                            std::to_string(seq) + " has only " + std::to_string(len) +
+                                            " tokens on layer " + std::to_string(layer));
+    s.max_context = std::max(s.max_context, len);
+  }
+  return s;
+}
+
+DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
+                         const DecodeOptions& options) const {
+  return plan_decode(cache_.context().caps(), shape(layer, seqs, m), options.splits);
+}
+
+void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
+  if (buffer && buffer.size() >= bytes) return;
+  if (buffer) retired_.push_back(std::move(buffer));
+  buffer = vk::Buffer(cache_.context(), std::max<uint64_t>(bytes, 256), kind);
+}
+
+void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
+                     DeviceTensor out, const DecodeOptions& options) {
+  const DecodeShape s = shape(layer, seqs, m);
+  const DecodePlan p = plan_decode(cache_.context().caps(), s, options.splits);
+  spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
+  const auto& c = cache_.config();
+  const size_t n = elements(s.batch, m);
+  if (!q.buffer || !out.buffer) fail(ErrorCode::invalid_argument, "decode: q or out buffer is null");
+  if (q.bytes < n * element_bytes(q.format))
+    fail(ErrorCode::invalid_argument, "decode: q holds " + std::to_string(q.bytes) + " bytes, the call needs " +
+                                          std::to_string(n * element_bytes(q.format)) + " (batch " +
+                                          std::to_string(s.batch) + " x m " + std::to_string(m) + " x " +
+                                          std::to_string(q_heads_) + " heads x " + std::to_string(c.head_dim) + ")");
+  if (out.bytes < n * element_bytes(out.format))
+    fail(ErrorCode::invalid_argument, "decode: output buffer holds " + std::to_string(out.bytes) +
+                                          " bytes, the call needs " + std::to_string(n * element_bytes(out.format)));
+  if (q.offset % element_bytes(q.format) || out.offset % element_bytes(out.format))
+    fail(ErrorCode::invalid_argument, "decode: q / out offsets must be multiples of the element size");
+  if (!(options.scale >= 0.0f) || !std::isfinite(options.scale) || !(options.softcap >= 0.0f) ||
+      !std::isfinite(options.softcap))
+    fail(ErrorCode::invalid_argument, "decode: scale and softcap must be finite and non-negative");
+
+  // Per-sequence info: (length on this layer, page table offset).
+  std::vector<uint32_t> info(4 * s.batch, 0);
+  for (uint32_t b = 0; b < s.batch; ++b) {
+    info[4 * b] = cache_.length(seqs[b], layer);
+    info[4 * b + 1] = cache_.page_table_offset(seqs[b]);
+  }
+  ensure(seq_info_, info.size() * 4, vk::MemoryKind::device);
+  const uint32_t v_dim = cache_.layout(Side::v).row.stored_dim;
+  const uint32_t rm = s.m * (q_heads_ / c.kv_heads);
+  if (!p.direct()) ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * p.splits * (v_dim + 2) * 4,
+                          vk::MemoryKind::device);
+
+  // Storage-buffer offsets must be aligned; bind at 256-byte boundaries, pass the rest in elements.
+  auto split_offset = [](uint64_t offset, size_t eb) {
+    const uint64_t aligned = offset & ~uint64_t(255);
+    return std::pair<uint64_t, uint32_t>{aligned, uint32_t((offset - aligned) / eb)};
+  };
+  const auto [q_bind, q_elem] = split_offset(q.offset, element_bytes(q.format));
+  const auto [out_bind, out_elem] = split_offset(out.offset, element_bytes(out.format));
+
+  const auto& kl = cache_.layout(Side::k).row;
+  const auto& vl = cache_.layout(Side::v).row;
+  const std::vector<uint32_t> constants = {
+      uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim,   kl.stored_dim, kl.groups,     kl.group_elems,
+      kl.bits_row_bytes,  vl.stored_dim,      vl.groups,    vl.group_elems, vl.bits_row_bytes, c.page_size,
+      c.kv_heads,         q_heads_ / c.kv_heads, m,         p.rows,        p.tile,        p.vd,
+      p.direct() ? 1u : 0u, uint32_t(q.format), uint32_t(out.format)};
+  auto& pipelines = cache_.context().pipelines();
+  const auto& decode = pipelines.get({"decode", constants, 7, uint32_t(sizeof(DecodePush))});
+
+  const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
+  DecodePush push{scale, options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem};
+
+  r.update(seq_info_, 0, std::as_bytes(std::span(info)));
+  r.barrier();
+  const vk::Buffer& partials = p.direct() ? seq_info_ : partials_;  // unused binding when direct
+  r.bind(decode,
+         {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
+          vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials},
+         push);
+  r.dispatch(p.splits, c.kv_heads * p.row_chunks, s.batch);
+  r.barrier();
+  if (p.direct()) return;
+
+  const auto& reduce = pipelines.get({"decode_reduce",
+                                      {uint32_t(c.v_type), c.head_dim, vl.stored_dim, vl.group_elems, c.kv_heads,
+                                       q_heads_ / c.kv_heads, m, uint32_t(out.format)},
+                                      3,
+                                      uint32_t(sizeof(ReducePush))});
+  ReducePush rpush{p.chunk, p.splits, out_elem};
+  r.bind(reduce, {seq_info_, partials_, vk::BufferRange(out.buffer, out_bind)}, rpush);
+  r.dispatch(rm, c.kv_heads, s.batch);
+  r.barrier();
+}
+
+void Decoder::decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,
+                     const DecodeOptions& options) {
+  const DecodeShape s = shape(layer, seqs, m);
+  const size_t n = elements(s.batch, m);
+  if (!q.data || !out.data) fail(ErrorCode::invalid_argument, "decode: q or out is null");
+  if (q.bytes != n * element_bytes(q.format))
+    fail(ErrorCode::invalid_argument, "decode: q has " + std::to_string(q.bytes) + " bytes, expected " +
+                                          std::to_string(n * element_bytes(q.format)) + " (batch " +
+                                          std::to_string(s.batch) + " x m " + std::to_string(m) + " x " +
+                                          std::to_string(q_heads_) + " heads x " +
+                                          std::to_string(cache_.config().head_dim) + ")");
+  if (out.bytes < n * element_bytes(out.format))
+    fail(ErrorCode::invalid_argument, "decode: output has " + std::to_string(out.bytes) + " bytes, the call needs " +
+                                          std::to_string(n * element_bytes(out.format)));
+  retired_.clear();  // nothing recorded before this call is still pending (callers serialise)
+  ensure(q_staging_, q.bytes, vk::MemoryKind::upload);
+  ensure(out_staging_, n * element_bytes(out.format), vk::MemoryKind::readback);
+  std::memcpy(q_staging_.mapped(), q.data, q.bytes);
+  auto& ctx = cache_.context();
+  ctx.run([&](vk::Recorder& r) {
+    record(r, layer, seqs, m, {q_staging_.handle(), 0, q_staging_.size(), q.format},
+           {out_staging_.handle(), 0, out_staging_.size(), out.format}, options);
+    r.host_barrier();
+  });
+  std::memcpy(out.data, out_staging_.mapped(), n * element_bytes(out.format));
+  retired_.clear();
+}
+
+}  // namespace tkv

@@ -1,0 +1,90 @@
+// Decode attention over the compressed cache for a batch of sequences on one layer.
+//
+// Shapes (row-major, contiguous):
+//   q   [batch][m][q_heads][head_dim]   f32 or f16: the m newest tokens of each sequence, which
+//                                       are already appended; query i attends to positions
+//                                       [0, length - m + i] (and only the last `window` of them)
+//   out [batch][m][q_heads][head_dim]   f32 or f16
+// q_heads = kv_heads * ratio (GQA, ratio 1..16); query head h reads KV head h / ratio.
+//
+// Thread safety: one thread at a time per Decoder (it owns scratch buffers); several Decoders
+// may share a cache only if the caller serialises them.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "attention/plan.hpp"
+#include "kvcache/kv_cache.hpp"
+#include "kvcache/vk/buffer.hpp"
+
+namespace tkv {
+
+enum class TensorFormat : uint32_t { f32 = 0, f16 = 1 };
+
+struct DecodeOptions {
+  float scale = 0.0f;     // softmax scale; 0: 1/sqrt(head_dim)
+  float softcap = 0.0f;   // logit soft-cap: cap * tanh(s / cap); 0: off
+  uint32_t window = 0;    // sliding window: attend to the last `window` positions; 0: off
+  uint32_t splits = 0;    // split count; 0: the plan's choice
+};
+
+struct HostTensor {
+  const void* data = nullptr;
+  size_t bytes = 0;
+  TensorFormat format = TensorFormat::f32;
+};
+
+struct HostOutput {
+  void* data = nullptr;
+  size_t bytes = 0;
+  TensorFormat format = TensorFormat::f32;
+};
+
+// A range of a device buffer (the caller's or ours).
+struct DeviceTensor {
+  VkBuffer buffer = VK_NULL_HANDLE;
+  uint64_t offset = 0;  // bytes; a multiple of the element size
+  uint64_t bytes = 0;   // bytes available from offset
+  TensorFormat format = TensorFormat::f32;
+};
+
+class Decoder {
+ public:
+  Decoder(KvCache& cache, uint32_t q_heads);
+  ~Decoder();
+  Decoder(const Decoder&) = delete;
+  Decoder& operator=(const Decoder&) = delete;
+
+  uint32_t q_heads() const { return q_heads_; }
+  // Elements of q (and of out) for a batch of `batch` sequences with m queries each.
+  size_t elements(uint32_t batch, uint32_t m) const;
+
+  // The plan the call would run with (no GPU work).
+  DecodePlan plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, const DecodeOptions& options = {}) const;
+
+  // Uploads q, records, submits, waits, downloads out.
+  void decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,
+              const DecodeOptions& options = {});
+  // Records the call into the caller's command buffer: q and out are device buffers. Scratch
+  // state is per Decoder: several calls may be recorded into one command buffer (barriers are
+  // recorded between them), and that command buffer must complete before the next record.
+  void record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
+              DeviceTensor out, const DecodeOptions& options = {});
+
+ private:
+  DecodeShape shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const;
+  void ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);
+
+  KvCache& cache_;
+  uint32_t q_heads_;
+  vk::Buffer seq_info_, partials_, q_staging_, out_staging_;
+  // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
+  // by the next decode(), which waits for its own submission.
+  std::vector<vk::Buffer> retired_;
+};
+
+}  // namespace tkv
