@@ -47,8 +47,7 @@ void check_finite(const HostRows& rows, size_t count, uint32_t per_token, const 
 
 }  // namespace
 
-KvCache::KvCache(std::shared_ptr<vk::Context> ctx, const CacheConfig& config) : ctx_(std::move(ctx)), config_(config) {
-  const auto& c = config_;
+void KvCache::validate(const DeviceCaps& caps, const CacheConfig& c) {
   if (c.layers == 0) fail(ErrorCode::invalid_argument, "cache config: layers must be at least 1");
   if (c.kv_heads == 0) fail(ErrorCode::invalid_argument, "cache config: kv_heads must be at least 1");
   check_head_dim(c.head_dim);
@@ -60,24 +59,30 @@ KvCache::KvCache(std::shared_ptr<vk::Context> ctx, const CacheConfig& config) : 
   if (c.capacity_tokens == 0) fail(ErrorCode::invalid_argument, "cache config: capacity_tokens must be at least 1");
   if (c.max_sequences == 0 || c.max_sequences > (1u << kSlotBits))
     fail(ErrorCode::invalid_argument, "cache config: max_sequences must be between 1 and 65536");
-
-  k_layout_ = {RowLayout::make(c.k_type, c.head_dim), c.page_size, c.kv_heads};
-  v_layout_ = {RowLayout::make(c.v_type, c.head_dim), c.page_size, c.kv_heads};
+  const PageLayout k{RowLayout::make(c.k_type, c.head_dim), c.page_size, c.kv_heads};
+  const PageLayout v{RowLayout::make(c.v_type, c.head_dim), c.page_size, c.kv_heads};
   const uint64_t pages = (c.capacity_tokens + c.page_size - 1) / c.page_size;
-  const uint64_t layer_bytes = pages * std::max(k_layout_.page_bytes(), v_layout_.page_bytes());
-  const uint64_t limit = std::min<uint64_t>(ctx_->caps().max_storage_buffer_range, 0xffffffffull);
+  const uint64_t page_bytes = std::max(k.page_bytes(), v.page_bytes());
+  const uint64_t layer_bytes = pages * page_bytes;
+  const uint64_t limit = std::min<uint64_t>(caps.max_storage_buffer_range, 0xffffffffull);
   if (layer_bytes > limit)
     fail(ErrorCode::capacity, "cache config: one layer's pool would need " + std::to_string(layer_bytes) +
                                   " bytes, above this device's limit of " + std::to_string(limit) +
                                   " bytes per buffer; lower capacity_tokens (at most " +
-                                  std::to_string(limit / std::max(k_layout_.page_bytes(), v_layout_.page_bytes()) *
-                                                 c.page_size) +
-                                  " tokens here)");
+                                  std::to_string(limit / page_bytes * c.page_size) + " tokens here)");
+  const uint64_t need = c.layers * pages * (k.page_bytes() + v.page_bytes()) + uint64_t(c.max_sequences) * pages * 4;
+  if (uint64_t have = caps.device_local_bytes(); have && need > have)
+    fail(ErrorCode::capacity, "cache config: needs " + std::to_string(need) + " bytes of device memory, " +
+                                  caps.name + " has " + std::to_string(have));
+}
+
+KvCache::KvCache(std::shared_ptr<vk::Context> ctx, const CacheConfig& config) : ctx_(std::move(ctx)), config_(config) {
+  validate(ctx_->caps(), config);
+  const auto& c = config_;
+  k_layout_ = {RowLayout::make(c.k_type, c.head_dim), c.page_size, c.kv_heads};
+  v_layout_ = {RowLayout::make(c.v_type, c.head_dim), c.page_size, c.kv_heads};
+  const uint64_t pages = (c.capacity_tokens + c.page_size - 1) / c.page_size;
   const uint64_t table_bytes = uint64_t(c.max_sequences) * pages * 4;
-  const uint64_t need = 2 * c.layers * layer_bytes + table_bytes;
-  if (uint64_t have = ctx_->caps().device_local_bytes(); have && need > have)
-    fail(ErrorCode::capacity, "cache config: needs " + std::to_string(need) + " bytes, the device has " +
-                                  std::to_string(have));
   total_pages_ = uint32_t(pages);
 
   for (uint32_t l = 0; l < c.layers; ++l) {
@@ -315,10 +320,17 @@ void KvCache::record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
   if (!k.buffer || !v.buffer) fail(ErrorCode::invalid_argument, "record_append: K or V buffer is null");
   const uint32_t first_new = reserve(s, uint64_t(s.lengths[layer]) + n_tokens);
   const uint32_t per_token = config_.kv_heads * config_.head_dim;
-  record_page_table_update(r, seq, first_new);
-  record_quantize(r, seq, layer, Side::k, s.lengths[layer], n_tokens, k.buffer, k.offset, k.format, per_token);
-  record_quantize(r, seq, layer, Side::v, s.lengths[layer], n_tokens, v.buffer, v.offset, v.format, per_token);
-  r.barrier();
+  try {
+    record_page_table_update(r, seq, first_new);
+    record_quantize(r, seq, layer, Side::k, s.lengths[layer], n_tokens, k.buffer, k.offset, k.format, per_token);
+    record_quantize(r, seq, layer, Side::v, s.lengths[layer], n_tokens, v.buffer, v.offset, v.format, per_token);
+    r.barrier();
+  } catch (...) {
+    // A rejected append (e.g. a misaligned source offset) must not keep the pages it reserved. A
+    // page-table update already recorded only names pages beyond the sequence's length: harmless.
+    release_pages_beyond(s, *std::max_element(s.lengths.begin(), s.lengths.end()));
+    throw;
+  }
   s.lengths[layer] += n_tokens;
 }
 

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "kvcache/layout.hpp"
+#include "kvcache/vk/caps.hpp"
 #include "kvcache/types.hpp"
 #include "kvcache/vk/buffer.hpp"
 
@@ -58,6 +59,9 @@ using SequenceId = uint32_t;
 class KvCache {
  public:
   KvCache(std::shared_ptr<vk::Context> ctx, const CacheConfig& config);
+  // The checks the constructor makes, without allocating: a clear error when `config` is
+  // malformed or does not fit `caps` (buffer range, device memory).
+  static void validate(const DeviceCaps& caps, const CacheConfig& config);
   ~KvCache();
   KvCache(const KvCache&) = delete;
   KvCache& operator=(const KvCache&) = delete;

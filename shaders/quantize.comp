@@ -2,7 +2,7 @@
 // Append: quantizes new K or V rows into the cache's pages (kvcache/layout.hpp). One workgroup
 // per (token, KV head) row. Turbo: norm, rotation, nearest centroid, norm correction, packing;
 // q8_0 and f16 too. Every step follows the CPU reference (kvcache/codec.cpp) in the same order
-// and rounding, so the bytes match it (see tests/test_cache_quantize.cpp for the tolerance).
+// and rounding, so the bytes match it (tolerance: compare_row in tests/cache_test_util.hpp).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 

@@ -1,0 +1,243 @@
+#include "profile/commands.hpp"
+
+#include <nlohmann/json.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "attention/plan.hpp"
+#include "kvcache/error.hpp"
+#include "kvcache/kv_cache.hpp"
+#include "kvcache/vk/context.hpp"
+#include "profile/measure.hpp"
+#include "profile/table.hpp"
+#include "profile/workloads.hpp"
+
+namespace tkv::prof {
+namespace {
+
+using nlohmann::json;
+
+std::string mib(uint64_t bytes) { return fixed(double(bytes) / (1 << 20), 1) + " MiB"; }
+
+// Progress on a terminal only; nothing when stderr is piped.
+void progress(const std::string& text) {
+  static const bool tty = isatty(fileno(stderr));
+  if (tty) std::fprintf(stderr, "\r\033[K%s", text.c_str());
+}
+void progress_done() {
+  static const bool tty = isatty(fileno(stderr));
+  if (tty) std::fprintf(stderr, "\r\033[K");
+}
+
+json caps_json(const DeviceCaps& c) {
+  json heaps = json::array();
+  for (const auto& h : c.heaps) heaps.push_back({{"bytes", h.size}, {"device_local", h.device_local}});
+  return {{"index", c.index},
+          {"name", c.name},
+          {"vendor", vendor_name(c.vendor)},
+          {"vendor_id", c.vendor_id},
+          {"device_id", c.device_id},
+          {"class", device_class_name(c.device_class)},
+          {"driver", c.driver_name},
+          {"driver_info", c.driver_info},
+          {"api_version", api_version_string(c.api_version)},
+          {"subgroup_size", c.subgroup_size},
+          {"subgroup_size_range", {c.min_subgroup_size, c.max_subgroup_size}},
+          {"compute_units", c.compute_units},
+          {"max_shared_memory", c.max_shared_memory},
+          {"max_storage_buffer_range", c.max_storage_buffer_range},
+          {"fp16", c.fp16_arithmetic},
+          {"int8", c.int8_arithmetic},
+          {"storage_16bit", c.storage_16bit},
+          {"storage_8bit", c.storage_8bit},
+          {"integer_dot_product", c.integer_dot_product},
+          {"cooperative_matrix", c.cooperative_matrix},
+          {"heaps", heaps},
+          {"supported", c.unsupported_reason().empty()},
+          {"unsupported_reason", c.unsupported_reason()}};
+}
+
+struct Shape {
+  std::string name;
+  uint32_t q_heads, kv_heads, head_dim;
+};
+
+Shape resolve_shape(const CommonOptions& o) {
+  if (o.q_heads || o.kv_heads || o.head_dim) {
+    if (!o.q_heads || !o.kv_heads || !o.head_dim)
+      fail(ErrorCode::invalid_argument, "--q-heads, --kv-heads and --head-dim go together");
+    return {"custom", o.q_heads, o.kv_heads, o.head_dim};
+  }
+  const auto& w = find_workload(o.workload);
+  return {w.name, w.q_heads, w.kv_heads, w.head_dim};
+}
+
+std::vector<uint32_t> resolve_depths(const CommonOptions& o, const DeviceCaps& caps) {
+  if (!o.ctx.empty()) return parse_depths(o.ctx);
+  return caps.device_class == DeviceClass::cpu ? parse_depths("1k,4k") : parse_depths("4k,32k,128k");
+}
+
+void write_file(const std::string& dir, const std::string& name, const std::string& content) {
+  std::filesystem::create_directories(dir);
+  const auto path = std::filesystem::path(dir) / name;
+  const auto tmp = path.string() + ".tmp";
+  {
+    std::ofstream f(tmp, std::ios::trunc);
+    f << content;
+    if (!f) fail(ErrorCode::io, "cannot write " + path.string());
+  }
+  std::filesystem::rename(tmp, path);
+}
+
+}  // namespace
+
+std::string TypePair::label() const {
+  return k == v ? std::string(type_name(k)) : std::string(type_name(k)) + "/" + std::string(type_name(v));
+}
+
+std::vector<TypePair> parse_type_pairs(const std::string& text) {
+  std::vector<TypePair> pairs;
+  if (text.empty() || text == "all") {
+    for (KvType t : kAllTypes) pairs.push_back({t, t});
+    return pairs;
+  }
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    const auto slash = item.find('/');
+    if (slash == std::string::npos) {
+      const KvType t = parse_type(item);
+      pairs.push_back({t, t});
+    } else {
+      pairs.push_back({parse_type(item.substr(0, slash)), parse_type(item.substr(slash + 1))});
+    }
+  }
+  if (pairs.empty()) fail(ErrorCode::invalid_argument, "--types lists no type");
+  return pairs;
+}
+
+int run_devices(const CommonOptions& o) {
+  auto instance = vk::Instance::create();
+  const auto devices = instance->devices();
+  const uint32_t best = vk::select_device(devices, o.device);
+  DecodeShape shape;  // llama8b at 32K, batch 1: the plan each device would get
+  shape.k_type = shape.v_type = KvType::turbo3;
+  shape.max_context = 32768;
+  if (o.json) {
+    json all = json::array();
+    for (const auto& d : devices) {
+      json j = caps_json(d);
+      j["selected"] = d.index == best;
+      if (d.unsupported_reason().empty()) j["plan_llama8b_32k"] = plan_decode(d, shape).describe();
+      all.push_back(j);
+    }
+    std::cout << all.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& d : devices) {
+    std::cout << (d.index == best ? "* " : "  ") << d.index << ": " << d.name << " (" << vendor_name(d.vendor) << ", "
+              << device_class_name(d.device_class) << ")\n";
+    std::cout << "    driver " << d.driver_name << " " << d.driver_info << ", Vulkan " << api_version_string(d.api_version)
+              << "\n    subgroup " << d.subgroup_size << " (" << d.min_subgroup_size << ".." << d.max_subgroup_size
+              << "), compute units " << (d.compute_units ? std::to_string(d.compute_units) : "unknown")
+              << ", shared memory " << d.max_shared_memory / 1024 << " KiB, max buffer "
+              << mib(d.max_storage_buffer_range) << ", device memory " << mib(d.device_local_bytes()) << "\n";
+    std::cout << "    fp16 " << d.fp16_arithmetic << ", int8 " << d.int8_arithmetic << ", 16-bit storage "
+              << d.storage_16bit << ", integer dot " << d.integer_dot_product << ", cooperative matrix "
+              << d.cooperative_matrix << "\n";
+    if (auto why = d.unsupported_reason(); !why.empty())
+      std::cout << "    not usable: " << why << "\n";
+    else
+      std::cout << "    plan (llama8b, turbo3, 32K, batch 1): " << plan_decode(d, shape).describe() << "\n";
+  }
+  return 0;
+}
+
+int run_profile(const CommonOptions& o) {
+  vk::ContextOptions co;
+  co.device = o.device;
+  auto ctx = vk::Context::create(co);
+  const auto& caps = ctx->caps();
+  const Shape shape = resolve_shape(o);
+  const auto depths = resolve_depths(o, caps);
+  const auto pairs = parse_type_pairs(o.types);
+
+  // Check every point fits before measuring anything: a bad depth fails fast, with no output.
+  for (uint32_t depth : depths)
+    for (const auto& p : pairs) {
+      CacheConfig cfg{1, shape.kv_heads, shape.head_dim, p.k, p.v, 64,
+                      uint64_t(depth) * o.batch + 64ull * o.batch, o.batch};
+      KvCache::validate(caps, cfg);
+      plan_decode(caps, {p.k, p.v, shape.head_dim, shape.q_heads, shape.kv_heads, o.batch, o.m, depth});
+    }
+
+  progress("measuring the read bandwidth");
+  const uint64_t big = std::min<uint64_t>({1ull << 30, caps.max_storage_buffer_range & ~uint64_t(255),
+                                           caps.device_local_bytes() / 8});
+  const Timing peak = measure_read(*ctx, big, o.repeat);
+  const double peak_gbs = double(big) / (peak.median_us * 1e3);
+
+  Table table({"type", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "x floor", "floor us", "splits"});
+  json rows = json::array();
+  for (uint32_t depth : depths)
+    for (const auto& p : pairs) {
+      progress("profiling " + p.label() + " at " + depth_label(depth));
+      DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
+      DecodeBench bench(ctx, setup);
+      const Timing t = bench.time(o.repeat);
+      const uint64_t bytes = bench.kv_bytes_per_call();
+      const Timing floor = measure_read(*ctx, bytes, o.repeat);
+      const double gbs = double(bytes) / (t.median_us * 1e3);
+      const auto plan = bench.plan();
+      table.add({p.label(), depth_label(depth), fixed(t.median_us, 1), fixed(t.min_us, 1), fixed(t.max_us, 1),
+                 fixed(gbs, 1), fixed(100.0 * gbs / peak_gbs, 1), fixed(t.median_us / floor.median_us, 2),
+                 fixed(floor.median_us, 1), std::to_string(plan.splits)});
+      rows.push_back({{"k_type", type_name(p.k)},
+                      {"v_type", type_name(p.v)},
+                      {"ctx", depth},
+                      {"us_median", t.median_us},
+                      {"us_min", t.min_us},
+                      {"us_max", t.max_us},
+                      {"kv_bytes", bytes},
+                      {"gb_per_s", gbs},
+                      {"pct_read_bw", 100.0 * gbs / peak_gbs},
+                      {"read_floor_us", floor.median_us},
+                      {"x_floor", t.median_us / floor.median_us},
+                      {"plan", plan.describe()}});
+    }
+  progress_done();
+
+  json doc = {{"device", caps_json(caps)},
+              {"workload", {{"name", shape.name}, {"q_heads", shape.q_heads}, {"kv_heads", shape.kv_heads},
+                            {"head_dim", shape.head_dim}}},
+              {"batch", o.batch},
+              {"m", o.m},
+              {"repeat", o.repeat},
+              {"read_bandwidth_gb_per_s", peak_gbs},
+              {"read_bandwidth_bytes", big},
+              {"rows", rows}};
+  if (o.json) {
+    std::cout << doc.dump(2) << "\n";
+  } else {
+    std::cout << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
+              << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
+              << " KV heads, head dim " << shape.head_dim << "), batch " << o.batch << ", m " << o.m << "\n"
+              << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
+    table.print(std::cout);
+    std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes.\n";
+  }
+  if (!o.out_dir.empty()) {
+    std::ostringstream csv;
+    table.write_csv(csv);
+    write_file(o.out_dir, "profile.csv", csv.str());
+    write_file(o.out_dir, "profile.json", doc.dump(2) + "\n");
+  }
+  return 0;
+}
+
+}  // namespace tkv::prof

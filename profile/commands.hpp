@@ -1,0 +1,34 @@
+// turboprof's subcommands, each a function of parsed options; main.cpp only parses.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kvcache/types.hpp"
+
+namespace tkv::prof {
+
+struct CommonOptions {
+  std::string workload = "llama8b";
+  uint32_t q_heads = 0, kv_heads = 0, head_dim = 0;  // explicit shape overrides the workload
+  std::string types;       // "turbo3,q8_0/turbo3"; empty: every type
+  std::string ctx;         // depths; empty: a default per device class
+  uint32_t batch = 1;
+  uint32_t m = 1;
+  std::string device;
+  uint32_t repeat = 20;
+  bool json = false;
+  std::string out_dir;
+};
+
+struct TypePair {
+  KvType k, v;
+  std::string label() const;
+};
+std::vector<TypePair> parse_type_pairs(const std::string& text);
+
+int run_devices(const CommonOptions& o);
+int run_profile(const CommonOptions& o);
+
+}  // namespace tkv::prof

@@ -1,0 +1,163 @@
+#include "profile/measure.hpp"
+
+#include <algorithm>
+#include <random>
+
+#include "kvcache/error.hpp"
+#include "kvcache/vk/command.hpp"
+#include "kvcache/vk/context.hpp"
+#include "kvcache/vk/timer.hpp"
+
+namespace tkv::prof {
+namespace {
+
+constexpr uint64_t kRotateBytes = 256ull << 20;  // well past H100/H200 L2 (50-60 MB)
+
+}  // namespace
+
+Timing summarize(std::vector<double> samples) {
+  Timing t;
+  t.samples_us = samples;
+  if (samples.empty()) return t;
+  std::sort(samples.begin(), samples.end());
+  t.min_us = samples.front();
+  t.max_us = samples.back();
+  const size_t n = samples.size();
+  t.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+  return t;
+}
+
+Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
+  const uint64_t region = std::max<uint64_t>((bytes + 255) & ~uint64_t(255), 256);
+  const uint64_t limit = std::min<uint64_t>(ctx.caps().max_storage_buffer_range, 0xffffffffull);
+  if (region > limit) fail(ErrorCode::capacity, "read floor: " + std::to_string(bytes) + " bytes exceed one buffer");
+  const uint32_t copies = uint32_t(std::clamp<uint64_t>(kRotateBytes / region, 1, 16));
+  std::vector<vk::Buffer> buffers;
+  for (uint32_t i = 0; i < copies; ++i) buffers.emplace_back(ctx, region, vk::MemoryKind::device);
+  vk::Buffer sink(ctx, 65536 * 4, vk::MemoryKind::device);
+  ctx.run([&](vk::Recorder& r) {
+    for (auto& b : buffers) r.fill(b, 0, VK_WHOLE_SIZE, 0x9e3779b9u);  // never zeros
+    r.barrier();
+  });
+  const uint32_t local = 256;
+  const uint32_t count = uint32_t(region / 16);
+  // Enough workgroups for every unit, about 8 vector loads in flight per invocation.
+  const uint32_t groups = std::clamp<uint32_t>(count / (local * 8), 1, 65535);
+  const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4});
+  vk::TimestampPool timer(ctx, 2 * repeats);
+  auto record = [&](vk::Recorder& r, bool timed) {
+    if (timed) timer.reset(r);
+    for (uint32_t i = 0; i < repeats; ++i) {
+      if (timed) timer.write(r, 2 * i);
+      r.bind(p, {buffers[i % copies], sink}, count);
+      r.dispatch(groups);
+      if (timed) timer.write(r, 2 * i + 1);
+      r.barrier();
+    }
+  };
+  ctx.run([&](vk::Recorder& r) { record(r, false); });  // warm-up
+  ctx.run([&](vk::Recorder& r) { record(r, true); });
+  const auto ns = timer.read_ns();
+  std::vector<double> us;
+  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+  return summarize(us);
+}
+
+std::vector<uint32_t> ragged_lengths(uint32_t batch, uint32_t depth, uint32_t m) {
+  std::vector<uint32_t> lengths;
+  for (uint32_t b = 0; b < batch; ++b) {
+    // From depth down to about depth/2, deterministic.
+    const uint64_t len = batch == 1 ? depth : depth - uint64_t(depth) * b / (2 * (batch - 1));
+    lengths.push_back(std::max<uint32_t>(uint32_t(len), m));
+  }
+  return lengths;
+}
+
+DecodeBench::DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& setup)
+    : ctx_(std::move(ctx)), setup_(setup) {
+  const auto lengths = ragged_lengths(setup.batch, setup.depth, setup.m);
+  uint64_t tokens = 0;
+  for (uint32_t l : lengths) tokens += l;
+  const uint32_t page = 64;
+  const uint64_t capacity = tokens + uint64_t(page) * setup.batch;
+  if (setup_.layers == 0) {
+    const RowLayout k = RowLayout::make(setup.k_type, setup.head_dim), v = RowLayout::make(setup.v_type, setup.head_dim);
+    const uint64_t layer_bytes = capacity * setup.kv_heads * (k.device_row_bytes() + v.device_row_bytes());
+    setup_.layers = uint32_t(std::clamp<uint64_t>(kRotateBytes / std::max<uint64_t>(layer_bytes, 1) + 1, 1, 8));
+  }
+  CacheConfig cfg;
+  cfg.layers = setup_.layers;
+  cfg.kv_heads = setup.kv_heads;
+  cfg.head_dim = setup.head_dim;
+  cfg.k_type = setup.k_type;
+  cfg.v_type = setup.v_type;
+  cfg.page_size = page;
+  cfg.capacity_tokens = capacity;
+  cfg.max_sequences = setup.batch;
+  cache_ = std::make_unique<KvCache>(ctx_, cfg);
+  decoder_ = std::make_unique<Decoder>(*cache_, setup.q_heads);
+
+  // Random rows (never zeros): one block of tokens, appended repeatedly.
+  const uint32_t block = std::min<uint32_t>(2048, setup.depth);
+  std::mt19937 rng(42);
+  std::normal_distribution<float> n(0.0f, 1.0f);
+  std::vector<float> k(size_t(block) * setup.kv_heads * setup.head_dim), v(k.size());
+  for (size_t i = 0; i < k.size(); ++i) {
+    k[i] = n(rng) * (i % setup.head_dim == 7 ? 20.0f : 1.0f);
+    v[i] = n(rng);
+  }
+  for (uint32_t len : lengths) {
+    const SequenceId s = cache_->create_sequence();
+    seqs_.push_back(s);
+    for (uint32_t layer = 0; layer < setup_.layers; ++layer)
+      for (uint32_t done = 0; done < len; done += block)
+        cache_->append(s, layer, std::min(block, len - done), {k.data()}, {v.data()});
+  }
+  const size_t q_elems = decoder_->elements(setup.batch, setup.m);
+  q_ = vk::Buffer(*ctx_, q_elems * 4, vk::MemoryKind::device);
+  out_ = vk::Buffer(*ctx_, q_elems * 4, vk::MemoryKind::device);
+  std::vector<float> q(q_elems);
+  for (auto& x : q) x = n(rng);
+  vk::upload(*ctx_, q_, 0, std::as_bytes(std::span(q)));
+}
+
+DecodeBench::~DecodeBench() = default;
+
+uint64_t DecodeBench::kv_bytes_per_call() const {
+  uint64_t tokens = 0;
+  for (SequenceId s : seqs_) tokens += cache_->length(s, 0);
+  const auto& c = cache_->config();
+  return tokens * c.kv_heads *
+         (cache_->layout(Side::k).row.device_row_bytes() + cache_->layout(Side::v).row.device_row_bytes());
+}
+
+DecodePlan DecodeBench::plan(const DecodeOptions& options) const {
+  return decoder_->plan(0, seqs_, setup_.m, options);
+}
+
+Timing DecodeBench::time(uint32_t repeats, const DecodeOptions& options) {
+  vk::TimestampPool timer(*ctx_, 2 * repeats);
+  auto record = [&](vk::Recorder& r, bool timed) {
+    if (timed) timer.reset(r);
+    for (uint32_t i = 0; i < repeats; ++i) {
+      if (timed) timer.write(r, 2 * i);
+      decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()}, {out_.handle(), 0, out_.size()},
+                       options);
+      if (timed) timer.write(r, 2 * i + 1);
+    }
+  };
+  ctx_->run([&](vk::Recorder& r) { record(r, false); });  // warm-up: pipelines built, clocks up
+  ctx_->run([&](vk::Recorder& r) { record(r, true); });
+  const auto ns = timer.read_ns();
+  std::vector<double> us;
+  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+  return summarize(us);
+}
+
+std::vector<float> DecodeBench::run_once(const std::vector<float>& q, const DecodeOptions& options) {
+  std::vector<float> out(q.size());
+  decoder_->decode(0, seqs_, setup_.m, {q.data(), q.size() * 4}, {out.data(), out.size() * 4}, options);
+  return out;
+}
+
+}  // namespace tkv::prof

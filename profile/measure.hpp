@@ -1,0 +1,65 @@
+// GPU timing for turboprof and bench/: streaming-read bandwidth (the read floor) and decode
+// calls, both timed with GPU timestamps after a warm-up, over data rotated so that it is not
+// resident in the GPU's L2 cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "attention/decoder.hpp"
+#include "kvcache/kv_cache.hpp"
+
+namespace tkv::prof {
+
+struct Timing {
+  double median_us = 0, min_us = 0, max_us = 0;
+  std::vector<double> samples_us;
+};
+Timing summarize(std::vector<double> samples_us);
+
+// Time of a streaming read of `bytes` bytes (one dispatch each), rotating through enough copies
+// to exceed the GPU's caches.
+Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats);
+
+struct DecodeSetup {
+  KvType k_type = KvType::turbo3;
+  KvType v_type = KvType::turbo3;
+  uint32_t q_heads = 32, kv_heads = 8, head_dim = 128;
+  uint32_t batch = 1;
+  uint32_t depth = 4096;  // tokens of the longest sequence; batches are ragged below it
+  uint32_t m = 1;
+  uint32_t layers = 0;    // 0: enough layers to rotate past the L2 cache (at most 8)
+};
+
+// A cache filled with random rows to `depth`, and device buffers for q and out.
+class DecodeBench {
+ public:
+  DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& setup);
+  ~DecodeBench();
+
+  const DecodeSetup& setup() const { return setup_; }
+  KvCache& cache() { return *cache_; }
+  Decoder& decoder() { return *decoder_; }
+  const std::vector<SequenceId>& sequences() const { return seqs_; }
+  // Stored K/V bytes one call reads (one layer, every sequence of the batch).
+  uint64_t kv_bytes_per_call() const;
+  DecodePlan plan(const DecodeOptions& options = {}) const;
+  // Times `repeats` calls (each on the next layer), after one warm-up submission.
+  Timing time(uint32_t repeats, const DecodeOptions& options = {});
+  // Runs one call and returns its output (f32), for checks.
+  std::vector<float> run_once(const std::vector<float>& q, const DecodeOptions& options = {});
+
+ private:
+  std::shared_ptr<vk::Context> ctx_;
+  DecodeSetup setup_;
+  std::unique_ptr<KvCache> cache_;
+  std::unique_ptr<Decoder> decoder_;
+  std::vector<SequenceId> seqs_;
+  vk::Buffer q_, out_;
+};
+
+// Lengths of a ragged batch whose longest sequence has `depth` tokens.
+std::vector<uint32_t> ragged_lengths(uint32_t batch, uint32_t depth, uint32_t m);
+
+}  // namespace tkv::prof
