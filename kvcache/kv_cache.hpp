@@ -99,7 +99,8 @@ class KvCache {
   void import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t head, uint32_t begin,
                    std::span<const uint8_t> reference_bytes);
 
-  // Bytes stored per token over all layers, heads, K and V (what the formats imply).
+  // Bytes stored per token over all layers, heads, K and V: the formats' bytes as the device
+  // holds them (RowLayout::device_row_bytes), with no other copy of the data.
   uint64_t bytes_per_token() const;
   // Device bytes held: the page pools of every layer plus the page tables.
   uint64_t total_bytes() const;

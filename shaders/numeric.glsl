@@ -35,7 +35,11 @@ uint half_bits_rte(float f) {
 
 float half_to_float(uint h) { return unpackHalf2x16(h & 0xffffu).x; }
 
-// roundf(): half away from zero (GLSL round() leaves .5 to the implementation).
-float round_away(float v) { return sign(v) * floor(abs(v) + 0.5); }
+// roundf(): half away from zero (GLSL round() leaves .5 to the implementation). Not
+// floor(|v| + 0.5): that addition rounds 0.49999997 up to 1. a - trunc(a) is exact below 2^23.
+float round_away(float v) {
+  const float a = abs(v), t = trunc(a);
+  return sign(v) * (a - t >= 0.5 ? t + 1.0 : t);
+}
 
 #endif

@@ -170,7 +170,8 @@ TEST(CacheTolerance, AcceptsOnlyTheStatedDifferences) {
     }
     ASSERT_GE(far, 0);
     auto b = quantized(t);
-    // Flip the lowest index bit of element `far` (turbo2/3: bit 2*(j%4) of qs; turbo4: nibble).
+    // Move the index of element `far` by one step: flip the lowest bit of its low two bits
+    // (turbo2/3) or of its nibble (turbo4).
     if (t == KvType::turbo4)
       b[4 + far / 2] ^= uint8_t(1u << (4 * (far % 2)));
     else
@@ -183,20 +184,28 @@ TEST(CacheTolerance, AcceptsOnlyTheStatedDifferences) {
     EXPECT_EQ(check(t, b, t2), "");
     EXPECT_EQ(t2.turbo_norm, 1u);
     b = quantized(t);
-    b[1] ^= 0x04;  // norm off by 256 ulp
+    b[1] ^= 0x04;  // norm's exponent bit 0: a factor of two, 1024 ulp
     EXPECT_NE(check(t, b, t2), "");
   }
-  auto q = quantized(KvType::q8_0);
-  q[2] = uint8_t(q[2] + 1);  // an int8 value off by one, away from a .5 boundary (almost surely)
+  // q8_0: an int8 value off by one away from a .5 boundary is not tolerated.
   Tolerated t3;
-  const float d = [&] {
+  {
     float amax = 0;
     for (int j = 0; j < 32; ++j) amax = std::max(amax, std::fabs(x[j]));
-    return amax / 127.0f;
-  }();
-  const double v = std::fabs(double(x[0] * (1.0f / d)));
-  if (std::fabs(v - (std::floor(v) + 0.5)) > 1e-3) {
+    const float id = 1.0f / (amax / 127.0f);
+    int far = -1;
+    for (int j = 0; j < 32 && far < 0; ++j) {
+      const double v = std::fabs(double(x[j] * id));
+      if (std::fabs(v - (std::floor(v) + 0.5)) > 1e-2) far = j;
+    }
+    ASSERT_GE(far, 0);
+    auto q = quantized(KvType::q8_0);
+    q[2 + far] = uint8_t(q[2 + far] + 1);
     EXPECT_NE(check(KvType::q8_0, q, t3), "");
+    q = quantized(KvType::q8_0);
+    q[0] ^= 1;  // d off by one f16 ulp: tolerated
+    EXPECT_EQ(check(KvType::q8_0, q, t3), "");
+    EXPECT_EQ(t3.q8_scale, 1u);
   }
   // A turbo3 index next to a midpoint may move by one step, with the norm that follows from the
   // moved index: build a row whose rotated element 5 sits 1e-7 above the midpoint 0.043589.

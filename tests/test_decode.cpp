@@ -172,3 +172,23 @@ TEST(DecodeErrors, BadInputGetsClearErrors) {
   // The cache still works afterwards.
   EXPECT_NO_THROW(dec.decode(0, f.seqs, 1, qt, ot));
 }
+
+// The same exactness at real depths, for GPUs (TKV_LARGE_CONTEXTS=1; too slow for lavapipe):
+// llama8b's shape at 32K and 128K for every type, batch 1, M 1 and 8.
+TEST(DecodeExactness, LargeContexts) {
+  if (!std::getenv("TKV_LARGE_CONTEXTS")) GTEST_SKIP() << "set TKV_LARGE_CONTEXTS=1 (GPU only)";
+  for (uint32_t ctx : {32768u, 131072u})
+    for (KvType t : kAllTypes)
+      for (uint32_t m : {1u, 8u}) {
+        DecodeCase c;
+        c.k_type = c.v_type = t;
+        c.kv_heads = 8;
+        c.ratio = 4;
+        c.lengths = {ctx};
+        c.m = m;
+        const double err = run_case(c);
+        std::printf("large: %-6s ctx %6u m %u: max relative error per head %.3g\n", std::string(type_name(t)).c_str(),
+                    ctx, m, err);
+        EXPECT_LE(err, kExactBound) << describe(c);
+      }
+}

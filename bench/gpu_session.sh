@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# One batched GPU session on the device machine (see DEVELOPERS.md): unpack the Vulkan loader
+# carried in .gl/, point at the carried libraries, then run the steps named in $@ from this list,
+# writing everything under $OUT:
+#   devices   turboprof devices (text and JSON)
+#   tests     the decode/cache/runtime suites, plus exactness at 32K and 128K
+#   profile   turboprof profile, llama8b, every type, 1K..128K
+set -uo pipefail
+for f in .gl/*.deb; do dpkg -x "$f" /; done
+ldconfig
+export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
+if ! build/profile/turboprof devices >/dev/null 2>&1; then
+  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
+fi
+export TKV_CACHE_DIR=/tmp/tkv-pipelines
+B=build
+OUT=${OUT:-/tmp/out}
+mkdir -p "$OUT"
+nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv > "$OUT/gpu.csv" 2>&1
+for step in "$@"; do
+  case "$step" in
+    devices)
+      $B/profile/turboprof devices | tee "$OUT/devices.txt"
+      $B/profile/turboprof devices --json > "$OUT/devices.json" ;;
+    tests)
+      (for t in test_vk_runtime test_cache test_decode; do $B/tests/$t --gtest_brief=1; done
+       TKV_LARGE_CONTEXTS=1 $B/tests/test_decode --gtest_filter='*LargeContexts*') 2>&1 | tee "$OUT/tests.txt" | tail -40 ;;
+    profile)
+      $B/profile/turboprof profile --workload llama8b --ctx 1k,4k,8k,32k,128k --repeat 30 --out "$OUT/profile" \
+        | tee "$OUT/profile.txt" ;;
+    *) echo "unknown step $step" ;;
+  esac
+done
