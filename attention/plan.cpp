@@ -79,7 +79,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, uint32_t fo
     splits = std::max<uint32_t>(1, ceil_div(target, base));
     // Each split should stream at least two tiles.
     splits = std::min(splits, ceil_div(ctx, 2 * p.tile));
-    p.chunk = ceil_div(ceil_div(ctx, splits), p.tile) * p.tile;
+    // Whole tiles per split, rounding down so that the split count never falls below the target.
+    p.chunk = std::max(p.tile, ceil_div(ctx, splits) / p.tile * p.tile);
     p.reason = "fill " + std::to_string(target) + " workgroups (" +
                std::to_string(caps.compute_units ? caps.compute_units : 0) + " compute units) from " +
                std::to_string(base) + " (sequence, KV head, row chunk) groups";

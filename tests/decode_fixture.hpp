@@ -2,6 +2,7 @@
 // channels in K, never zeros or constants), random queries, and the relative-error measure.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <random>
@@ -29,15 +30,17 @@ struct DecodeCase {
   uint32_t m = 1;
   DecodeOptions options;
   uint32_t seed = 1;
+  float k_outlier = 20.0f;  // scale of K's outlier channels
 };
 
 // Rows [token][kv_head][head_dim] with N(0,1) values, K's outlier channels x20.
-inline std::vector<float> random_rows(std::mt19937& rng, uint32_t tokens, uint32_t heads, uint32_t dim, bool outliers) {
+inline std::vector<float> random_rows(std::mt19937& rng, uint32_t tokens, uint32_t heads, uint32_t dim, bool outliers,
+                                      float outlier_scale = 20.0f) {
   std::normal_distribution<float> n(0.0f, 1.0f);
   std::vector<float> rows(size_t(tokens) * heads * dim);
   for (size_t i = 0; i < rows.size(); ++i) {
     const uint32_t d = uint32_t(i % dim);
-    rows[i] = n(rng) * ((outliers && (d % 37 == 5 || d == dim - 1)) ? 20.0f : 1.0f);
+    rows[i] = n(rng) * ((outliers && (d % 37 == 5 || d == dim - 1)) ? outlier_scale : 1.0f);
   }
   return rows;
 }
@@ -66,7 +69,7 @@ inline FilledCache fill_cache(const DecodeCase& c, uint32_t layers = 1, uint32_t
   for (uint32_t len : c.lengths) {
     const SequenceId s = f.cache->create_sequence();
     f.seqs.push_back(s);
-    f.k.push_back(random_rows(rng, len, c.kv_heads, c.head_dim, true));
+    f.k.push_back(random_rows(rng, len, c.kv_heads, c.head_dim, true, c.k_outlier));
     f.v.push_back(random_rows(rng, len, c.kv_heads, c.head_dim, false));
     for (uint32_t layer = 0; layer < layers; ++layer)
       f.cache->append(s, layer, len, {f.k.back().data()}, {f.v.back().data()});
@@ -79,9 +82,9 @@ inline std::vector<float> random_queries(const DecodeCase& c) {
   return random_rows(rng, uint32_t(c.lengths.size()) * c.m, c.kv_heads * c.ratio, c.head_dim, false);
 }
 
-// Largest per-head relative error ||out - ref|| / ||ref|| over every (sequence, query, head).
-inline double max_head_error(std::span<const float> out, std::span<const double> ref, uint32_t head_dim) {
-  double worst = 0;
+// Per-head relative errors ||out - ref|| / ||ref|| over every (sequence, query, head).
+inline std::vector<double> head_errors(std::span<const float> out, std::span<const double> ref, uint32_t head_dim) {
+  std::vector<double> errors;
   for (size_t h = 0; h < ref.size() / head_dim; ++h) {
     double diff = 0, norm = 0;
     for (uint32_t d = 0; d < head_dim; ++d) {
@@ -90,9 +93,14 @@ inline double max_head_error(std::span<const float> out, std::span<const double>
       norm += r * r;
     }
     const double e = std::sqrt(diff) / std::max(std::sqrt(norm), 1e-30);
-    worst = std::max(worst, std::isfinite(e) ? e : 1e30);
+    errors.push_back(std::isfinite(e) ? e : 1e30);
   }
-  return worst;
+  return errors;
+}
+
+inline double max_head_error(std::span<const float> out, std::span<const double> ref, uint32_t head_dim) {
+  const auto e = head_errors(out, ref, head_dim);
+  return e.empty() ? 0.0 : *std::max_element(e.begin(), e.end());
 }
 
 inline std::vector<float> run_decode(FilledCache& f, const DecodeCase& c, std::span<const float> q,

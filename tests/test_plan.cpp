@@ -1,0 +1,98 @@
+// Planning is a pure function of the capability record and the shape: tested without a GPU on
+// records written by hand.
+#include <gtest/gtest.h>
+
+#include "attention/plan.hpp"
+#include "kvcache/error.hpp"
+
+using namespace tkv;
+
+namespace {
+
+DeviceCaps h100() {
+  DeviceCaps c;
+  c.name = "NVIDIA H100 80GB HBM3";
+  c.vendor = Vendor::nvidia;
+  c.device_class = DeviceClass::discrete;
+  c.subgroup_size = 32;
+  c.compute_units = 132;
+  c.max_shared_memory = 49152;
+  return c;
+}
+
+DeviceCaps lavapipe() {
+  DeviceCaps c;
+  c.name = "llvmpipe";
+  c.vendor = Vendor::mesa_cpu;
+  c.device_class = DeviceClass::cpu;
+  c.subgroup_size = 8;
+  c.max_shared_memory = 32768;
+  return c;
+}
+
+DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
+  return {KvType::turbo3, KvType::turbo3, 128, 32, 8, batch, m, ctx};
+}
+
+}  // namespace
+
+TEST(Plan, ShortContextsRunOneSplitWithoutReduce) {
+  const auto p = plan_decode(h100(), llama8b(512));
+  EXPECT_EQ(p.splits, 1u);
+  EXPECT_TRUE(p.direct());
+  EXPECT_GE(p.chunk, 512u);
+}
+
+TEST(Plan, LongContextsFillEverySmAtBatchOne) {
+  for (uint32_t ctx : {8192u, 32768u, 131072u}) {
+    const auto p = plan_decode(h100(), llama8b(ctx));
+    EXPECT_GE(p.workgroups, 132u * 2) << ctx;
+    EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
+    EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
+    EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
+    EXPECT_LE(p.shared_bytes, 49152u);
+  }
+}
+
+TEST(Plan, LargeBatchesNeedFewerSplits) {
+  const auto one = plan_decode(h100(), llama8b(32768, 1));
+  const auto many = plan_decode(h100(), llama8b(32768, 64));
+  EXPECT_LT(many.splits, one.splits);
+}
+
+TEST(Plan, RowsArePackedAndChunkedToFitSharedMemory) {
+  // qwen7b: GQA 7, m = 8 -> 56 rows: more than one chunk, each within the budget.
+  DecodeShape s{KvType::turbo3, KvType::turbo3, 256, 28, 4, 1, 8, 4096};
+  for (const auto& caps : {h100(), lavapipe()}) {
+    const auto p = plan_decode(caps, s);
+    EXPECT_GE(p.rows * p.row_chunks, 56u);
+    EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
+    EXPECT_EQ(p.shared_bytes, decode_shared_bytes(s, p.tile, p.rows, p.vd));
+  }
+}
+
+TEST(Plan, ForcedSplitsAreClampedToTheMaximum) {
+  const auto p = plan_decode(h100(), llama8b(4097), 100000);
+  EXPECT_EQ(p.splits, (4097 + kMinSplitTokens - 1) / kMinSplitTokens);
+  EXPECT_EQ(plan_decode(h100(), llama8b(4097), 7).splits, 7u);
+}
+
+TEST(Plan, BadShapesAreErrors) {
+  DecodeShape s = llama8b(100);
+  s.q_heads = 30;
+  EXPECT_THROW(plan_decode(h100(), s), Error);
+  s = llama8b(100, 1, 9);
+  EXPECT_THROW(plan_decode(h100(), s), Error);
+  s = llama8b(100);
+  s.q_heads = 8 * 17;
+  EXPECT_THROW(plan_decode(h100(), s), Error);
+  s = llama8b(100);
+  s.head_dim = 300;
+  EXPECT_THROW(plan_decode(h100(), s), Error);
+}
+
+TEST(Plan, DescribeNamesTheChoice) {
+  const auto text = plan_decode(h100(), llama8b(131072)).describe();
+  EXPECT_NE(text.find("splits"), std::string::npos);
+  EXPECT_NE(text.find("132 compute units"), std::string::npos);
+}
