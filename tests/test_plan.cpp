@@ -46,7 +46,8 @@ TEST(Plan, ShortContextsRunOneSplitWithoutReduce) {
 TEST(Plan, LongContextsFillEverySmAtBatchOne) {
   for (uint32_t ctx : {8192u, 32768u, 131072u}) {
     const auto p = plan_decode(h100(), llama8b(ctx));
-    EXPECT_GE(p.workgroups, 132u * 2) << ctx;
+    // Two workgroups per SM, unless the splits are already at their minimum of two tiles.
+    EXPECT_TRUE(p.workgroups >= 132u * 2 || p.chunk <= 2 * p.tile) << ctx << ": " << p.describe();
     EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
     EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
     EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
