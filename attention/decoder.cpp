@@ -23,6 +23,7 @@ struct DecodePush {
   uint32_t splits;
   uint32_t q_offset;
   uint32_t out_offset;
+  uint32_t zero;  // always 0 (keeps profile mode 4's loads alive)
 };
 
 struct ReducePush {
@@ -32,6 +33,8 @@ struct ReducePush {
 };
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
+
+PlanRequest request(const DecodeOptions& o) { return {o.splits, o.variant, o.profile_mode}; }
 
 }  // namespace
 
@@ -70,7 +73,7 @@ DecodeShape Decoder::shape(uint32_t layer, std::span<const SequenceId> seqs, uin
 
 DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
                          const DecodeOptions& options) const {
-  return plan_decode(cache_.context().caps(), shape(layer, seqs, m), options.splits);
+  return plan_decode(cache_.context().caps(), shape(layer, seqs, m), request(options));
 }
 
 void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
@@ -82,7 +85,8 @@ void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
 void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
                      DeviceTensor out, const DecodeOptions& options) {
   const DecodeShape s = shape(layer, seqs, m);
-  const DecodePlan p = plan_decode(cache_.context().caps(), s, options.splits);
+  const auto& caps = cache_.context().caps();
+  const DecodePlan p = plan_decode(cache_.context().caps(), s, request(options));
   spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
   const auto& c = cache_.config();
   const size_t n = elements(s.batch, m);
@@ -123,16 +127,20 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
 
   const auto& kl = cache_.layout(Side::k).row;
   const auto& vl = cache_.layout(Side::v).row;
+  // The ids of shaders/decode.comp's specialization constants, in order.
   const std::vector<uint32_t> constants = {
-      uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim,   kl.stored_dim, kl.groups,     kl.group_elems,
-      kl.bits_row_bytes,  vl.stored_dim,      vl.groups,    vl.group_elems, vl.bits_row_bytes, c.page_size,
-      c.kv_heads,         q_heads_ / c.kv_heads, m,         p.rows,        p.tile,        p.vd,
-      p.direct() ? 1u : 0u, uint32_t(q.format), uint32_t(out.format)};
+      uint32_t(c.k_type),    uint32_t(c.v_type),   c.head_dim,         kl.stored_dim,
+      kl.groups,             kl.group_elems,       kl.bits_row_bytes,  vl.stored_dim,
+      vl.groups,             vl.group_elems,       vl.bits_row_bytes,  c.page_size,
+      c.kv_heads,            q_heads_ / c.kv_heads, m,                 p.rows,
+      p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
+      p.direct() ? 1u : 0u,  uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
+      uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
   auto& pipelines = cache_.context().pipelines();
   const auto& decode = pipelines.get({"decode", constants, 7, uint32_t(sizeof(DecodePush))});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
-  DecodePush push{scale, options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem};
+  DecodePush push{scale, options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0};
 
   r.update(seq_info_, 0, std::as_bytes(std::span(info)));
   r.barrier();

@@ -30,6 +30,9 @@ struct DecodeOptions {
   float softcap = 0.0f;   // logit soft-cap: cap * tanh(s / cap); 0: off
   uint32_t window = 0;    // sliding window: attend to the last `window` positions; 0: off
   uint32_t splits = 0;    // split count; 0: the plan's choice
+  Variant variant = Variant::automatic;  // dequant implementation; automatic: the dispatch policy's
+  // Profiling only: modes 1-4 give wrong outputs on purpose (see attention/variants.hpp).
+  ProfileMode profile_mode = ProfileMode::full;
 };
 
 struct HostTensor {

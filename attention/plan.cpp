@@ -10,6 +10,11 @@ namespace tkv {
 namespace {
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
+uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
+  uint32_t p = 1;
+  while (p < v) p <<= 1;
+  return p;
+}
 
 // Workgroups that keep every SM/CU busy: about two per unit (llama.cpp's target).
 uint32_t target_workgroups(const DeviceCaps& caps) {
@@ -17,73 +22,90 @@ uint32_t target_workgroups(const DeviceCaps& caps) {
   return 2 * units;
 }
 
-// Register budget of the P.V phase: rows x vd accumulators per invocation.
-uint32_t pick_vd(uint32_t rows, uint32_t v_dim, uint32_t tile) {
-  uint32_t vd = 8;
-  while (vd > 1 && rows * vd > 32) vd /= 2;
-  while (ceil_div(v_dim, vd) > tile) vd *= 2;
-  return vd;
+uint32_t min_subgroup(const DeviceCaps& caps) {
+  return std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size);
 }
+
+uint32_t codebook_size(KvType t) { return t == KvType::turbo2 ? 4 : t == KvType::turbo3 ? 8 : 16; }
+
+// Registers: a lane holds rows x DPL query values and as many output accumulators.
+constexpr uint32_t kLaneRegisterBudget = 64;
 
 }  // namespace
 
-uint32_t decode_shared_bytes(const DecodeShape& s, uint32_t tile, uint32_t rows, uint32_t vd) {
+uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
   const uint32_t qdim = std::max(k_dim, v_dim);
-  const uint32_t slices = tile / ceil_div(v_dim, vd);
-  const uint32_t psize = std::max(tile * rows, slices * v_dim);
-  const uint32_t floats = rows * qdim + psize + (tile / 4) * rows + 3 * rows;
-  return 4 * (floats + tile);
+  const uint32_t max_subgroups = p.workgroup / min_subgroup(caps);
+  const bool qlut = p.variant == Variant::qlut && traits(s.k_type).is_turbo && p.mode != ProfileMode::zero &&
+                    p.mode != ProfileMode::norm_only;
+  const uint32_t tsize = qlut ? p.rows * k_dim * codebook_size(s.k_type) : 1;
+  const uint32_t ssize = p.variant == Variant::smem ? p.workgroup / p.team * qdim : 1;
+  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize);
 }
 
-DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, uint32_t forced_splits) {
+DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   check_head_dim(s.head_dim);
   if (s.kv_heads == 0 || s.q_heads == 0 || s.q_heads % s.kv_heads != 0)
     fail(ErrorCode::invalid_argument, "decode: " + std::to_string(s.q_heads) + " query heads is not a multiple of " +
                                           std::to_string(s.kv_heads) + " KV heads");
   const uint32_t ratio = s.q_heads / s.kv_heads;
-  if (ratio > 16)
-    fail(ErrorCode::invalid_argument, "decode: GQA ratio " + std::to_string(ratio) + " is above 16");
+  if (ratio > 16) fail(ErrorCode::invalid_argument, "decode: GQA ratio " + std::to_string(ratio) + " is above 16");
   if (s.m == 0 || s.m > 8) fail(ErrorCode::invalid_argument, "decode: m = " + std::to_string(s.m) + " is not in 1..8");
   if (s.batch == 0) fail(ErrorCode::invalid_argument, "decode: empty batch");
+  if (!mode_supported(s.k_type, request.mode) || !mode_supported(s.v_type, request.mode))
+    fail(ErrorCode::invalid_argument, "decode: profile mode " + std::string(mode_name(request.mode)) +
+                                          " needs turbo K and V types");
 
   DecodePlan p;
+  p.mode = request.mode;
+  p.variant = request.variant == Variant::automatic ? Variant::mag4 : request.variant;
+  const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
+  const uint32_t qdim = std::max(k_dim, v_dim);
+  const uint32_t max_team = std::min<uint32_t>(min_subgroup(caps), 32);
+  const uint32_t dpl_min = std::max<uint32_t>(4, pow2_ceil(ceil_div(qdim, max_team)));
   const uint32_t rm = ratio * s.m;
   const uint32_t budget = std::min<uint32_t>(caps.max_shared_memory ? caps.max_shared_memory : 16384, 49152);
-  // Query rows per workgroup: all of a KV head's rows when they fit (each K/V row read once),
-  // else the fewest equal chunks that fit the register and shared-memory budgets.
-  for (p.row_chunks = ceil_div(rm, 32);; ++p.row_chunks) {
+
+  // Query rows per workgroup: all of a KV head's rows when they fit the lane's registers and the
+  // shared memory (each K/V row is then read once), else the fewest equal chunks that fit.
+  for (p.row_chunks = 1;; ++p.row_chunks) {
     p.rows = ceil_div(rm, p.row_chunks);
-    p.vd = pick_vd(p.rows, v_dim, p.tile);
-    p.shared_bytes = decode_shared_bytes(s, p.tile, p.rows, p.vd);
-    if (p.shared_bytes <= budget || p.rows == 1) break;
+    uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget
+    while (dpl < 16 && p.rows * dpl * 2 <= kLaneRegisterBudget) dpl *= 2;
+    p.dims_per_lane = std::max(dpl, dpl_min);
+    p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
+    p.shared_bytes = decode_shared_bytes(caps, s, p);
+    const bool registers_ok = p.rows * p.dims_per_lane <= kLaneRegisterBudget || p.rows == 1;
+    if ((registers_ok && p.shared_bytes <= budget) || p.rows == 1) break;
   }
   if (p.shared_bytes > budget)
-    fail(ErrorCode::invalid_argument, "decode: no workgroup shape fits the device's shared memory");
+    fail(ErrorCode::invalid_argument, "decode: variant " + std::string(variant_name(p.variant)) + " needs " +
+                                          std::to_string(p.shared_bytes) + " B of shared memory, the device has " +
+                                          std::to_string(budget));
 
   const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
+  const uint32_t step = p.tokens_per_step();
   const uint32_t max_splits = ceil_div(ctx, kMinSplitTokens);
   const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
   uint32_t splits = 1;
-  if (forced_splits) {
-    splits = std::clamp<uint32_t>(forced_splits, 1, max_splits);
+  if (request.splits) {
+    splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
     p.reason = "split count forced";
     p.chunk = ceil_div(ctx, splits);
-  } else if (ctx <= 4 * p.tile) {
+  } else if (ctx <= 8 * step) {
     p.reason = "short context: one split, no reduce pass";
     p.chunk = ctx;
   } else {
     const uint32_t target = target_workgroups(caps);
     splits = std::max<uint32_t>(1, ceil_div(target, base));
-    // Each split should stream at least two tiles.
-    splits = std::min(splits, ceil_div(ctx, 2 * p.tile));
-    // Whole tiles per split, rounding down so that the split count never falls below the target.
-    p.chunk = std::max(p.tile, ceil_div(ctx, splits) / p.tile * p.tile);
-    p.reason = "fill " + std::to_string(target) + " workgroups (" +
-               std::to_string(caps.compute_units ? caps.compute_units : 0) + " compute units) from " +
-               std::to_string(base) + " (sequence, KV head, row chunk) groups";
+    splits = std::min(splits, ceil_div(ctx, 2 * step));  // each split streams at least two steps
+    // Whole steps per split, rounding down so that the split count never falls below the target.
+    p.chunk = std::max(step, ceil_div(ctx, splits) / step * step);
+    p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
+               " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
   }
   p.splits = ceil_div(ctx, p.chunk);
   p.workgroups = p.splits * base;
@@ -92,10 +114,11 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, uint32_t fo
 
 std::string DecodePlan::describe() const {
   std::ostringstream o;
-  o << "splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << tile
-    << " invocations, " << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "")
-    << "), vd " << vd << ", " << shared_bytes << " B shared" << (direct() ? ", no reduce pass" : ", + reduce pass")
-    << " — " << reason;
+  o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
+    << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup
+    << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), " << rows
+    << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
+    << " B shared" << (direct() ? ", no reduce pass" : ", + reduce pass") << " — " << reason;
   return o.str();
 }
 

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 
+#include "attention/variants.hpp"
 #include "kvcache/types.hpp"
 #include "kvcache/vk/caps.hpp"
 
@@ -22,29 +23,41 @@ struct DecodeShape {
   uint32_t max_context = 1;    // longest sequence of the batch, in tokens
 };
 
+// What the caller asks for beyond the shape; zero / automatic: the plan's choice.
+struct PlanRequest {
+  uint32_t splits = 0;
+  Variant variant = Variant::automatic;
+  ProfileMode mode = ProfileMode::full;
+};
+
 struct DecodePlan {
-  uint32_t tile = 128;         // tokens per tile = invocations per workgroup
+  uint32_t workgroup = 128;    // invocations per workgroup
+  uint32_t dims_per_lane = 16; // DPL: consecutive dims of a row each lane owns
+  uint32_t team = 8;           // lanes per token (a power of two within one subgroup)
+  uint32_t unroll = 4;         // tokens per team per step
   uint32_t rows = 1;           // query rows per workgroup (GQA heads x queries, or a chunk of them)
   uint32_t row_chunks = 1;     // workgroups that share one KV head's rows
-  uint32_t vd = 1;             // output dims per invocation in the P.V phase
   uint32_t splits = 1;         // splits per sequence (flash-decoding); 1: no reduce pass
   uint32_t chunk = 1;          // tokens per split
   uint32_t shared_bytes = 0;   // shared memory per workgroup
   uint32_t workgroups = 0;     // decode workgroups launched (the grid)
-  std::string reason;          // why these splits
+  Variant variant = Variant::mag4;
+  ProfileMode mode = ProfileMode::full;
+  std::string reason;          // why these splits and this variant
 
   bool direct() const { return splits == 1; }
+  uint32_t tokens_per_step() const { return workgroup / team * unroll; }
   std::string describe() const;
 };
 
 // Splits are at least this many tokens; the largest split count is ceil(max_context / this).
 inline constexpr uint32_t kMinSplitTokens = 16;
 
-// Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m).
-// forced_splits > 0 overrides the split count (clamped to [1, ceil(max_context / kMinSplitTokens)]).
-DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, uint32_t forced_splits = 0);
+// Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant
+// whose tables do not fit the device's shared memory).
+DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, const PlanRequest& request = {});
 
-// Shared memory the decode kernel declares for these constants (mirrors shaders/decode.comp).
-uint32_t decode_shared_bytes(const DecodeShape& shape, uint32_t tile, uint32_t rows, uint32_t vd);
+// Shared memory the decode kernel declares for a plan (mirrors shaders/decode.comp).
+uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& shape, const DecodePlan& plan);
 
 }  // namespace tkv

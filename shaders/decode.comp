@@ -1,21 +1,26 @@
 #version 450
 // Split-K flash decoding over the paged, compressed cache (attention/decoder.hpp).
-// One workgroup = one (split of the sequence, KV head, chunk of query rows, sequence). Its query
-// rows are the GQA heads of the KV head times the M new tokens, so each K/V row is read once per
-// group. Score phase: one token per invocation. Online softmax in f32. P·V phase: invocations own
-// VD output dims of every row, over a slice of the tile's tokens. With one split the workgroup
-// finishes the output itself (normalise, inverse rotation, store); otherwise it writes partials
-// (m, l, o) that decode_reduce.comp merges.
+//
+// A workgroup = one (split of a sequence, KV head, chunk of query rows, sequence). Its query rows
+// are the GQA heads of the KV head times the M new tokens, so each K/V row is read once for all
+// of them. Inside, a team of TEAM lanes works on one token at a time, each lane owning DPL
+// consecutive dims of the rows: the query rows' dims live in the lane's registers, K and V are
+// read once per lane as whole words, the score is summed across the team with subgroup shuffles,
+// and each team keeps its own online softmax (m, l, o) in f32 over UNROLL tokens per step, with no
+// workgroup barrier in the loop. At the end the teams merge (shuffles, then shared memory).
+// With one split the workgroup finishes the output (normalise, inverse rotation, store); otherwise
+// it writes partials (m, l, o) for decode_reduce.comp.
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_KHR_shader_subgroup_basic : require
-#extension GL_KHR_shader_subgroup_arithmetic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
 
 #include "codebooks.glsl"
 #include "layout.glsl"
 #include "dequant.glsl"
 #include "rotation.glsl"
 
+// Specialization constants: attention/decode_constants.hpp lists the same ids.
 layout(constant_id = 0) const uint K_TYPE = 3;
 layout(constant_id = 1) const uint V_TYPE = 3;
 layout(constant_id = 2) const uint HEAD_DIM = 128;
@@ -32,25 +37,36 @@ layout(constant_id = 12) const uint KV_HEADS = 8;
 layout(constant_id = 13) const uint GQA = 4;
 layout(constant_id = 14) const uint M = 1;
 layout(constant_id = 15) const uint ROWS = 4;        // query rows per workgroup
-layout(constant_id = 16) const uint TILE = 128;      // tokens per tile = invocations
-layout(constant_id = 17) const uint VD = 4;          // output dims per invocation in P·V
-layout(constant_id = 18) const uint DIRECT = 1;      // one split: write the final output
-layout(constant_id = 19) const uint Q_F16 = 0;
-layout(constant_id = 20) const uint OUT_F16 = 0;
+layout(constant_id = 16) const uint WG = 128;        // invocations
+layout(constant_id = 17) const uint DPL = 16;        // dims per lane
+layout(constant_id = 18) const uint TEAM = 8;        // lanes per token (power of two, <= subgroup)
+layout(constant_id = 19) const uint UNROLL = 4;      // tokens per team per step
+layout(constant_id = 20) const uint DIRECT = 1;      // one split: write the final output
+layout(constant_id = 21) const uint Q_F16 = 0;
+layout(constant_id = 22) const uint OUT_F16 = 0;
+layout(constant_id = 23) const uint VARIANT = 0;
+layout(constant_id = 24) const uint MODE = 0;
+layout(constant_id = 25) const uint MIN_SUBGROUP = 32;
 
 layout(local_size_x_id = 16) in;
 
-const uint RM = GQA * M;                 // query rows of one KV head
+const uint RM = GQA * M;
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2 * K_GROUPS);
 const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2 * V_GROUPS);
 const uint QDIM = K_DIM > V_DIM ? K_DIM : V_DIM;
-const uint NDG = (V_DIM + VD - 1) / VD;  // dim groups in P·V
-const uint SLICES = TILE / NDG;          // token slices in P·V
-const uint PSIZE = TILE * ROWS > SLICES * V_DIM ? TILE * ROWS : SLICES * V_DIM;
-const uint MAX_SUBGROUPS = TILE / 4;
-const uint K_SCALED = K_GROUPS > 0 ? K_GROUPS : 1;
-const uint K_CHUNK = K_GROUPS > 0 ? K_GROUP : K_DIM;
+const uint NTEAMS = WG / TEAM;
+const uint MAX_SUBGROUPS = WG / MIN_SUBGROUP;
+const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : VARIANT;
+const uint NC = K_TYPE == TYPE_TURBO2 ? 4 : K_TYPE == TYPE_TURBO3 ? 8 : 16;
+const bool INDEXED_MODE = MODE != MODE_ZERO && MODE != MODE_NORM;  // modes whose loads return indices
+const bool USE_QLUT = VARIANT == VARIANT_QLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
+const bool K_REGLUT = VARIANT == VARIANT_REGLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
+const bool V_REGLUT = VARIANT == VARIANT_REGLUT && V_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
+const uint V_NC = V_TYPE == TYPE_TURBO2 ? 4 : V_TYPE == TYPE_TURBO3 ? 8 : 16;
+const bool USE_SMEM = VARIANT == VARIANT_SMEM;
+const uint TSIZE = USE_QLUT ? ROWS * K_DIM * NC : 1;
+const uint SSIZE = USE_SMEM ? WG / TEAM * QDIM : 1;
 const float NEG_INF = -1.0 / 0.0;
 
 layout(std430, binding = 0) readonly buffer KPool { uint kp[]; };
@@ -70,23 +86,21 @@ layout(push_constant) uniform Push {
   uint splits;      // splits per sequence (the grid's x)
   uint q_offset;    // elements
   uint out_offset;  // elements
+  uint zero;        // always 0: keeps profile mode 4's loads alive
 } pc;
 
-shared float qsh[ROWS * QDIM];     // query rows [d][j]; after the loop the output rows [j][d]
-shared float psh[PSIZE];           // probabilities [token][j]; after the loop the slice combine
-shared float red[MAX_SUBGROUPS * ROWS];
-shared float m_sh[ROWS];
-shared float l_sh[ROWS];
-shared float alpha_sh[ROWS];
-shared uint tok_page[TILE];
+shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
+shared float msh[MAX_SUBGROUPS * ROWS * 2];
+shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
+shared float ssh[SSIZE];                // smem: one dequantized row per team
 
-TKV_DEFINE_DEQUANT(kq, kp, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW)
-TKV_DEFINE_DEQUANT(vq, vp, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW)
+TKV_DEFINE_DEQUANT(kq, kp, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, DPL, VARIANT, MODE, pc.zero)
+TKV_DEFINE_DEQUANT(vq, vp, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, DPL, V_VARIANT, MODE, pc.zero)
+TKV_DEFINE_RAW(kraw, kp, K_TYPE, K_GROUP)
+TKV_DEFINE_RAW(vraw, vp, V_TYPE, V_GROUP)
 
-#define Q_INDEX(j, d) ((d) * ROWS + (j))
-#define O_INDEX(j, d) ((j) * V_DIM + (d))
-TKV_DEFINE_HADAMARD(hadamard_q, qsh, Q_INDEX)
-TKV_DEFINE_HADAMARD(hadamard_o, qsh, O_INDEX)
+#define R_INDEX(j, d) ((j) * QDIM + (d))
+TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 
 float load_q(uint index) {
   if (Q_F16 != 0) {
@@ -96,8 +110,35 @@ float load_q(uint index) {
   return uintBitsToFloat(qw[index]);
 }
 
+// smem variant: the team dequantizes a row into shared memory with a strided assignment (lane L
+// takes dims L, L + TEAM, ...), then each lane reads back its own contiguous dims.
+void smem_row(bool is_k, uint row, uint team, uint lane, out float v[DPL]) {
+  const uint dims = is_k ? K_DIM : V_DIM;
+  for (uint k = 0; k < DPL; ++k) {
+    const uint d = lane + TEAM * k;
+    if (d < dims) ssh[team * QDIM + d] = is_k ? kraw_raw(row, d) : vraw_raw(row, d);
+  }
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  for (uint i = 0; i < DPL; ++i) {
+    const uint d = lane * DPL + i;
+    v[i] = d < dims ? ssh[team * QDIM + d] : 0.0;
+  }
+  subgroupBarrier();
+}
+
+// (m, l, o) of two partial softmaxes over disjoint tokens, merged into the first.
+void merge_state(inout float m, inout float l, inout float o[DPL], float m2, float l2, float o2[DPL]) {
+  const float mx = max(m, m2);
+  const float a = m == NEG_INF ? 0.0 : exp(m - mx), b = m2 == NEG_INF ? 0.0 : exp(m2 - mx);
+  m = mx;
+  l = a * l + b * l2;
+  for (uint i = 0; i < DPL; ++i) o[i] = a * o[i] + b * o2[i];
+}
+
 void main() {
   const uint tid = gl_LocalInvocationID.x;
+  const uint lane = tid % TEAM, team = tid / TEAM;
   const uint split = gl_WorkGroupID.x;
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
@@ -106,166 +147,208 @@ void main() {
   const uint start = split * pc.chunk;
   if (start >= len) return;  // uniform: the whole workgroup leaves
   const uint end = min(len, start + pc.chunk);
+  const uint d0 = lane * DPL;
 
-  // Query rows: row j is (token m, GQA head hh) = global row gr = row_chunk * ROWS + j.
-  for (uint e = tid; e < ROWS * K_DIM; e += TILE) {
-    const uint j = e / K_DIM, d = e % K_DIM, gr = row_chunk * ROWS + j;
+  // Query rows (scaled), rotated by the cache's rotation when K is turbo.
+  for (uint e = tid; e < ROWS * QDIM; e += WG) {
+    const uint j = e / QDIM, d = e % QDIM, gr = row_chunk * ROWS + j;
     float v = 0.0;
     if (gr < RM && d < HEAD_DIM) {
       const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
       v = load_q(pc.q_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d) * pc.scale;
     }
-    if (K_TYPE >= TYPE_TURBO2) v *= sign1(d % K_GROUP);
-    qsh[Q_INDEX(j, d)] = v;
-  }
-  if (tid < ROWS) {
-    m_sh[tid] = NEG_INF;
-    l_sh[tid] = 0.0;
+    if (K_TYPE >= TYPE_TURBO2 && d < K_DIM) v *= sign1(d % K_GROUP);
+    qsh[e] = v;
   }
   barrier();
-  if (K_TYPE >= TYPE_TURBO2) {  // the rotation of the cache, once per query row
-    hadamard_q(ROWS, K_DIM, K_GROUP, tid, TILE);
-    for (uint e = tid; e < ROWS * K_DIM; e += TILE) {
-      const uint j = e / K_DIM, d = e % K_DIM;
-      qsh[Q_INDEX(j, d)] *= sign2(d % K_GROUP) * inv_sqrt_group(K_GROUP);
+  if (K_TYPE >= TYPE_TURBO2) {
+    hadamard_rows(ROWS, K_DIM, K_GROUP, tid, WG);
+    for (uint e = tid; e < ROWS * QDIM; e += WG) {
+      const uint d = e % QDIM;
+      if (d < K_DIM) qsh[e] *= sign2(d % K_GROUP) * inv_sqrt_group(K_GROUP);
     }
     barrier();
   }
+  float q[ROWS][DPL];
+  for (uint j = 0; j < ROWS; ++j)
+    for (uint i = 0; i < DPL; ++i) q[j][i] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
+  if (USE_QLUT) {
+    for (uint e = tid; e < ROWS * K_DIM * NC; e += WG) {
+      const uint c = e % NC, jd = e / NC, j = jd / K_DIM, d = jd % K_DIM;
+      tsh[e] = qsh[j * QDIM + d] * turbo_centroid(K_TYPE, VARIANT_LUT8, c);
+    }
+  }
+  barrier();  // qsh is reused after the loop
 
   // The positions each row may see: causal among the new tokens, then the window.
   uint hi_pos[ROWS], lo_pos[ROWS];
   for (uint j = 0; j < ROWS; ++j) {
     const uint gr = row_chunk * ROWS + j;
-    const uint m = gr / GQA;
-    hi_pos[j] = gr < RM ? len - M + m : 0u;
+    hi_pos[j] = gr < RM ? len - M + gr / GQA : 0u;
     lo_pos[j] = gr < RM ? ((pc.window > 0 && hi_pos[j] + 1 > pc.window) ? hi_pos[j] + 1 - pc.window : 0u) : 1u;
   }
 
-  const uint dg = tid % NDG, slice = tid / NDG;
-  float o[ROWS * VD];
-  for (uint i = 0; i < ROWS * VD; ++i) o[i] = 0.0;
-
-  for (uint t0 = start; t0 < end; t0 += TILE) {
-    const uint count = min(TILE, end - t0);
-    // --- scores: one token per invocation
-    float s[ROWS];
-    for (uint j = 0; j < ROWS; ++j) s[j] = NEG_INF;
-    const uint pos = t0 + tid;
-    if (tid < count) {
-      const uint page = pages[table + pos / PAGE_SIZE];
-      const uint slot = pos % PAGE_SIZE;
-      tok_page[tid] = page;
-      const uint region = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
-      const uint row = region + slot * K_BITS_ROW;
-      float acc[ROWS];
-      for (uint j = 0; j < ROWS; ++j) acc[j] = 0.0;
-      for (uint g = 0; g < K_SCALED; ++g) {
-        float part_dot[ROWS];
-        for (uint j = 0; j < ROWS; ++j) part_dot[j] = 0.0;
-        for (uint d = g * K_CHUNK; d < (g + 1) * K_CHUNK; ++d) {
-          const float kv = kq_raw(row, d);
-          for (uint j = 0; j < ROWS; ++j) part_dot[j] += qsh[Q_INDEX(j, d)] * kv;
-        }
-        const float sc = kq_scale(region, PAGE_SIZE, slot, g);
-        for (uint j = 0; j < ROWS; ++j) acc[j] += sc * part_dot[j];
-      }
-      for (uint j = 0; j < ROWS; ++j) {
-        float v = acc[j];
-        if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
-        s[j] = (pos >= lo_pos[j] && pos <= hi_pos[j]) ? v : NEG_INF;
-      }
-    }
-    // --- online softmax: tile maxima, new running maxima, probabilities, row sums
-    for (uint j = 0; j < ROWS; ++j) {
-      const float mx = subgroupMax(s[j]);
-      if (subgroupElect()) red[gl_SubgroupID * ROWS + j] = mx;
-    }
-    barrier();
-    if (tid < ROWS) {
-      float mx = NEG_INF;
-      for (uint sg = 0; sg < gl_NumSubgroups; ++sg) mx = max(mx, red[sg * ROWS + tid]);
-      const float m_old = m_sh[tid], m_new = max(m_old, mx);
-      alpha_sh[tid] = m_new == NEG_INF ? 1.0 : exp(m_old - m_new);
-      m_sh[tid] = m_new;
-    }
-    barrier();
-    for (uint j = 0; j < ROWS; ++j) {
-      const float p = s[j] == NEG_INF ? 0.0 : exp(s[j] - m_sh[j]);
-      psh[tid * ROWS + j] = p;
-      const float sum = subgroupAdd(p);
-      if (subgroupElect()) red[gl_SubgroupID * ROWS + j] = sum;
-    }
-    barrier();
-    if (tid < ROWS) {
-      float sum = 0.0;
-      for (uint sg = 0; sg < gl_NumSubgroups; ++sg) sum += red[sg * ROWS + tid];
-      l_sh[tid] = l_sh[tid] * alpha_sh[tid] + sum;
-    }
-    // --- P·V: VD dims of every row over this invocation's slice of the tile's tokens
-    if (slice < SLICES) {
-      for (uint j = 0; j < ROWS; ++j) {
-        const float a = alpha_sh[j];
-        for (uint v = 0; v < VD; ++v) o[j * VD + v] *= a;
-      }
-      for (uint i = slice; i < count; i += SLICES) {
-        const uint p_pos = t0 + i;
-        const uint slot = p_pos % PAGE_SIZE;
-        const uint region = tok_page[i] * (V_REGION * KV_HEADS) + kvh * V_REGION;
-        const uint row = region + slot * V_BITS_ROW;
-        float vals[VD];
-        for (uint v = 0; v < VD; ++v) {
-          const uint d = dg * VD + v;
-          vals[v] = d < V_DIM ? vq_raw(row, d) * vq_scale(region, PAGE_SIZE, slot, V_GROUPS > 0 ? d / V_GROUP : 0u)
-                              : 0.0;
-        }
-        for (uint j = 0; j < ROWS; ++j) {
-          const float p = psh[i * ROWS + j];
-          for (uint v = 0; v < VD; ++v) o[j * VD + v] += p * vals[v];
-        }
-      }
-    }
-    barrier();
+  float m_run[ROWS], l_run[ROWS], o[ROWS][DPL];
+  for (uint j = 0; j < ROWS; ++j) {
+    m_run[j] = NEG_INF;
+    l_run[j] = 0.0;
+    for (uint i = 0; i < DPL; ++i) o[j][i] = 0.0;
   }
 
-  // Merge the token slices: row by row through shared memory into qsh[j][d].
-  for (uint j = 0; j < ROWS; ++j) {
-    if (slice < SLICES)
-      for (uint v = 0; v < VD; ++v) {
-        const uint d = dg * VD + v;
-        if (d < V_DIM) psh[slice * V_DIM + d] = o[j * VD + v];
+  for (uint base = start; base < end; base += NTEAMS * UNROLL) {
+    float s[UNROLL][ROWS];
+    uint page[UNROLL];
+    // Scores: each lane's partial dot products, then summed across the team.
+    // Every lane loads, valid or not (a tail token reads page 0), so that control stays uniform.
+    for (uint u = 0; u < UNROLL; ++u) {
+      const uint t = base + u * NTEAMS + team;
+      const bool valid = t < end;
+      page[u] = valid ? pages[table + t / PAGE_SIZE] : 0u;
+      const uint slot = valid ? t % PAGE_SIZE : 0u;
+      const uint region = page[u] * (K_REGION * KV_HEADS) + kvh * K_REGION;
+      const uint row = region + slot * K_BITS_ROW;
+      float kv[DPL];
+      if (USE_SMEM) smem_row(true, row, team, lane, kv);
+      else if (d0 < K_DIM) kq_load(row, d0, kv);
+      else for (uint i = 0; i < DPL; ++i) kv[i] = 0.0;
+      const float sc = d0 < K_DIM ? kq_scale(region, slot, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
+      float r[NC];  // reglut: centroid x scale of every entry, indexed by the loaded indices
+      if (K_REGLUT)
+        for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
+      for (uint j = 0; j < ROWS; ++j) {
+        float dot = 0.0;
+        if (USE_QLUT) {
+          for (uint i = 0; i < DPL; ++i)
+            if (d0 + i < K_DIM) dot += tsh[(j * K_DIM + d0 + i) * NC + uint(kv[i])];
+          dot *= sc;
+        } else if (K_REGLUT) {
+          for (uint i = 0; i < DPL; ++i) dot += q[j][i] * r[uint(kv[i])];
+        } else {
+          for (uint i = 0; i < DPL; ++i) dot += q[j][i] * kv[i];
+          dot *= sc;
+        }
+        s[u][j] = valid ? dot : 0.0;
       }
-    barrier();
-    for (uint d = tid; d < V_DIM; d += TILE) {
-      float acc = 0.0;
-      for (uint sl = 0; sl < SLICES; ++sl) acc += psh[sl * V_DIM + d];
-      qsh[O_INDEX(j, d)] = acc;
     }
+    for (uint off = 1; off < TEAM; off <<= 1)
+      for (uint u = 0; u < UNROLL; ++u)
+        for (uint j = 0; j < ROWS; ++j) s[u][j] += subgroupShuffleXor(s[u][j], off);
+
+    // Online softmax over the step's tokens, per row.
+    for (uint j = 0; j < ROWS; ++j) {
+      float mx = NEG_INF;
+      for (uint u = 0; u < UNROLL; ++u) {
+        const uint t = base + u * NTEAMS + team;
+        float v = s[u][j];
+        if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
+        v = (t < end && t >= lo_pos[j] && t <= hi_pos[j]) ? v : NEG_INF;
+        s[u][j] = v;
+        mx = max(mx, v);
+      }
+      const float m_new = max(m_run[j], mx);
+      const float alpha = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_new);
+      m_run[j] = m_new;
+      l_run[j] *= alpha;
+      for (uint i = 0; i < DPL; ++i) o[j][i] *= alpha;
+      for (uint u = 0; u < UNROLL; ++u) {
+        const float p = s[u][j] == NEG_INF ? 0.0 : exp(s[u][j] - m_new);
+        s[u][j] = p;
+        l_run[j] += p;
+      }
+    }
+
+    // P.V: the lane's dims of V, weighted by each row's probability.
+    for (uint u = 0; u < UNROLL; ++u) {
+      const uint t = base + u * NTEAMS + team;
+      const uint slot = t < end ? t % PAGE_SIZE : 0u;
+      const uint region = page[u] * (V_REGION * KV_HEADS) + kvh * V_REGION;
+      const uint row = region + slot * V_BITS_ROW;
+      float vv[DPL];
+      if (USE_SMEM) {
+        smem_row(false, row, team, lane, vv);
+        if (t >= end) for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;  // 0 * NaN would be NaN
+      } else if (t < end && d0 < V_DIM) {
+        vq_load(row, d0, vv);
+      } else {
+        for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;
+      }
+      float sc = d0 < V_DIM ? vq_scale(region, slot, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
+      if (V_REGLUT) {
+        float r[V_NC];
+        for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
+        for (uint i = 0; i < DPL; ++i) vv[i] = r[uint(vv[i])];
+        sc = 1.0;
+      }
+      for (uint j = 0; j < ROWS; ++j) {
+        const float p = s[u][j] * sc;  // 0 for tail tokens and masked positions
+        for (uint i = 0; i < DPL; ++i) o[j][i] += p * vv[i];
+      }
+    }
+  }
+
+  // Merge the teams of a subgroup (lanes with the same dims), then the subgroups.
+  for (uint off = TEAM; off < gl_SubgroupSize; off <<= 1)
+    for (uint j = 0; j < ROWS; ++j) {
+      float o2[DPL];
+      for (uint i = 0; i < DPL; ++i) o2[i] = subgroupShuffleXor(o[j][i], off);
+      const float m2 = subgroupShuffleXor(m_run[j], off), l2 = subgroupShuffleXor(l_run[j], off);
+      merge_state(m_run[j], l_run[j], o[j], m2, l2, o2);
+    }
+  const uint sg = gl_SubgroupID;
+  const bool leader = gl_SubgroupInvocationID < TEAM;  // the first team holds the subgroup's state
+  if (leader && lane == 0)
+    for (uint j = 0; j < ROWS; ++j) {
+      msh[(sg * ROWS + j) * 2] = m_run[j];
+      msh[(sg * ROWS + j) * 2 + 1] = l_run[j];
+    }
+  barrier();
+  float m_all[ROWS], l_all[ROWS];
+  for (uint j = 0; j < ROWS; ++j) {
+    float mx = NEG_INF;
+    for (uint g = 0; g < gl_NumSubgroups; ++g) mx = max(mx, msh[(g * ROWS + j) * 2]);
+    float l = 0.0;
+    for (uint g = 0; g < gl_NumSubgroups; ++g) {
+      const float mg = msh[(g * ROWS + j) * 2];
+      if (mg != NEG_INF) l += exp(mg - mx) * msh[(g * ROWS + j) * 2 + 1];
+    }
+    m_all[j] = mx;
+    l_all[j] = l;
+  }
+  for (uint g = 0; g < gl_NumSubgroups; ++g) {
+    if (sg == g && leader)
+      for (uint j = 0; j < ROWS; ++j) {
+        const float a = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_all[j]);
+        for (uint i = 0; i < DPL; ++i) {
+          const uint d = d0 + i;
+          if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j][i];
+        }
+      }
     barrier();
   }
 
   if (DIRECT == 0) {
-    for (uint e = tid; e < ROWS * (V_DIM + 2); e += TILE) {
+    for (uint e = tid; e < ROWS * (V_DIM + 2); e += WG) {
       const uint j = e / (V_DIM + 2), k = e % (V_DIM + 2), gr = row_chunk * ROWS + j;
       if (gr >= RM) continue;
       const uint base = (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * (V_DIM + 2);
-      part[base + k] = k == 0 ? m_sh[j] : k == 1 ? l_sh[j] : qsh[O_INDEX(j, k - 2)];
+      part[base + k] = k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
     return;
   }
 
   // One split: normalise, undo the V rotation, store.
   if (V_TYPE >= TYPE_TURBO2) {
-    for (uint e = tid; e < ROWS * V_DIM; e += TILE) {
-      const uint j = e / V_DIM, d = e % V_DIM;
-      qsh[O_INDEX(j, d)] *= sign2(d % V_GROUP);
+    for (uint e = tid; e < ROWS * QDIM; e += WG) {
+      const uint d = e % QDIM;
+      if (d < V_DIM) qsh[e] *= sign2(d % V_GROUP);
     }
     barrier();
-    hadamard_o(ROWS, V_DIM, V_GROUP, tid, TILE);
+    hadamard_rows(ROWS, V_DIM, V_GROUP, tid, WG);
   }
-  for (uint e = tid; e < ROWS * HEAD_DIM; e += TILE) {
+  for (uint e = tid; e < ROWS * HEAD_DIM; e += WG) {
     const uint j = e / HEAD_DIM, d = e % HEAD_DIM, gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
-    float v = qsh[O_INDEX(j, d)] / l_sh[j];
+    float v = qsh[j * QDIM + d] / l_all[j];
     if (V_TYPE >= TYPE_TURBO2) v *= sign1(d % V_GROUP) * inv_sqrt_group(V_GROUP);
     const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
     const uint index = pc.out_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d;

@@ -47,7 +47,7 @@ TEST(Plan, LongContextsFillEverySmAtBatchOne) {
   for (uint32_t ctx : {8192u, 32768u, 131072u}) {
     const auto p = plan_decode(h100(), llama8b(ctx));
     // Two workgroups per SM, unless the splits are already at their minimum of two tiles.
-    EXPECT_TRUE(p.workgroups >= 132u * 2 || p.chunk <= 2 * p.tile) << ctx << ": " << p.describe();
+    EXPECT_TRUE(p.workgroups >= 132u * 2 || p.chunk <= 2 * p.tokens_per_step()) << ctx << ": " << p.describe();
     EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
     EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
     EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
@@ -68,14 +68,16 @@ TEST(Plan, RowsArePackedAndChunkedToFitSharedMemory) {
     const auto p = plan_decode(caps, s);
     EXPECT_GE(p.rows * p.row_chunks, 56u);
     EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
-    EXPECT_EQ(p.shared_bytes, decode_shared_bytes(s, p.tile, p.rows, p.vd));
+    EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p));
+    EXPECT_LE(p.rows * p.dims_per_lane, 64u);
+    EXPECT_LE(p.team, caps.subgroup_size);
   }
 }
 
 TEST(Plan, ForcedSplitsAreClampedToTheMaximum) {
-  const auto p = plan_decode(h100(), llama8b(4097), 100000);
+  const auto p = plan_decode(h100(), llama8b(4097), {.splits = 100000});
   EXPECT_EQ(p.splits, (4097 + kMinSplitTokens - 1) / kMinSplitTokens);
-  EXPECT_EQ(plan_decode(h100(), llama8b(4097), 7).splits, 7u);
+  EXPECT_EQ(plan_decode(h100(), llama8b(4097), {.splits = 7}).splits, 7u);
 }
 
 TEST(Plan, BadShapesAreErrors) {
