@@ -4,7 +4,8 @@
 # writing everything under $OUT:
 #   devices   turboprof devices (text and JSON)
 #   tests     the decode/cache/runtime suites, plus exactness at 32K and 128K
-#   profile   turboprof profile, llama8b, every type, 1K..128K
+#   profile   turboprof profile, llama8b, every type, mode 0, 1K..128K
+#   variants  turboprof profile, llama8b, every type x variant x mode 0-4, 8K, 32K, 128K
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -16,18 +17,24 @@ export TKV_CACHE_DIR=/tmp/tkv-pipelines
 B=build
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
-nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv > "$OUT/gpu.csv" 2>&1
+# At most 8 files come back from $OUT: keep to devices.txt, tests.txt and two folders of three.
 for step in "$@"; do
   case "$step" in
     devices)
-      $B/profile/turboprof devices | tee "$OUT/devices.txt"
-      $B/profile/turboprof devices --json > "$OUT/devices.json" ;;
+      (nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
+       $B/profile/turboprof devices; $B/profile/turboprof devices --json) 2>&1 | tee "$OUT/devices.txt" | head -12 ;;
     tests)
-      (for t in test_vk_runtime test_cache test_decode; do $B/tests/$t --gtest_brief=1; done
+      (for t in test_vk_runtime test_cache test_plan test_decode test_decode_modes test_variants_modes; do
+         $B/tests/$t --gtest_brief=1; done
        TKV_LARGE_CONTEXTS=1 $B/tests/test_decode --gtest_filter='*LargeContexts*') 2>&1 | tee "$OUT/tests.txt" | tail -40 ;;
     profile)
-      $B/profile/turboprof profile --workload llama8b --ctx 1k,4k,8k,32k,128k --repeat 30 --out "$OUT/profile" \
-        | tee "$OUT/profile.txt" ;;
+      $B/profile/turboprof profile --workload llama8b --ctx 1k,4k,8k,32k,128k --modes 0 --repeat 30 \
+        --out "$OUT/profile" > "$OUT/profile.txt" 2>&1; mv "$OUT/profile.txt" "$OUT/profile/table.txt"
+      cat "$OUT/profile/table.txt" ;;
+    variants)
+      $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --variants all --modes 0-4 --repeat 20 \
+        --out "$OUT/variants" > "$OUT/variants.txt" 2>&1; mv "$OUT/variants.txt" "$OUT/variants/table.txt"
+      grep -E " 0 +[0-9]+K" "$OUT/variants/table.txt" | head -60 ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -121,6 +121,33 @@ std::vector<TypePair> parse_type_pairs(const std::string& text) {
   return pairs;
 }
 
+std::vector<Variant> parse_variants(const std::string& text) {
+  if (text == "all") return {std::begin(kAllVariants), std::end(kAllVariants)};
+  std::vector<Variant> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) out.push_back(parse_variant(item));
+  if (out.empty()) fail(ErrorCode::invalid_argument, "--variants lists no variant");
+  return out;
+}
+
+std::vector<ProfileMode> parse_modes(const std::string& text) {
+  std::vector<ProfileMode> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (auto dash = item.find('-'); dash != std::string::npos && dash > 0) {
+      const auto lo = parse_mode(item.substr(0, dash)), hi = parse_mode(item.substr(dash + 1));
+      if (lo > hi) fail(ErrorCode::invalid_argument, "mode range '" + item + "' runs backwards");
+      for (uint32_t m = uint32_t(lo); m <= uint32_t(hi); ++m) out.push_back(ProfileMode(m));
+    } else {
+      out.push_back(parse_mode(item));
+    }
+  }
+  if (out.empty()) fail(ErrorCode::invalid_argument, "--modes lists no mode");
+  return out;
+}
+
 int run_devices(const CommonOptions& o) {
   auto instance = vk::Instance::create();
   const auto devices = instance->devices();
@@ -182,33 +209,62 @@ int run_profile(const CommonOptions& o) {
   const Timing peak = measure_read(*ctx, big, o.repeat);
   const double peak_gbs = double(big) / (peak.median_us * 1e3);
 
-  Table table({"type", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "x floor", "floor us", "splits"});
+  const auto variants = parse_variants(o.variants);
+  const auto modes = parse_modes(o.modes);
+  Table table({"type", "variant", "mode", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "% of mode 1",
+               "x floor", "splits", "isolates"});
   json rows = json::array();
   for (uint32_t depth : depths)
     for (const auto& p : pairs) {
-      progress("profiling " + p.label() + " at " + depth_label(depth));
+      progress("filling a " + p.label() + " cache to " + depth_label(depth));
       DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
       DecodeBench bench(ctx, setup);
-      const Timing t = bench.time(o.repeat);
       const uint64_t bytes = bench.kv_bytes_per_call();
       const Timing floor = measure_read(*ctx, bytes, o.repeat);
-      const double gbs = double(bytes) / (t.median_us * 1e3);
-      const auto plan = bench.plan();
-      table.add({p.label(), depth_label(depth), fixed(t.median_us, 1), fixed(t.min_us, 1), fixed(t.max_us, 1),
-                 fixed(gbs, 1), fixed(100.0 * gbs / peak_gbs, 1), fixed(t.median_us / floor.median_us, 2),
-                 fixed(floor.median_us, 1), std::to_string(plan.splits)});
-      rows.push_back({{"k_type", type_name(p.k)},
-                      {"v_type", type_name(p.v)},
-                      {"ctx", depth},
-                      {"us_median", t.median_us},
-                      {"us_min", t.min_us},
-                      {"us_max", t.max_us},
-                      {"kv_bytes", bytes},
-                      {"gb_per_s", gbs},
-                      {"pct_read_bw", 100.0 * gbs / peak_gbs},
-                      {"read_floor_us", floor.median_us},
-                      {"x_floor", t.median_us / floor.median_us},
-                      {"plan", plan.describe()}});
+      const bool turbo = variant_applies(p.k) || variant_applies(p.v);
+      for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
+        double mode1_us = 0;
+        std::vector<std::pair<ProfileMode, Timing>> timed;
+        for (ProfileMode mode : modes) {
+          if (!mode_supported(p.k, mode) || !mode_supported(p.v, mode)) continue;
+          progress("profiling " + p.label() + " " + std::string(variant_name(variant)) + " mode " +
+                   std::string(mode_name(mode)) + " at " + depth_label(depth));
+          DecodeOptions options;
+          options.variant = variant;
+          options.profile_mode = mode;
+          timed.emplace_back(mode, bench.time(o.repeat, options));
+          if (mode == ProfileMode::zero) mode1_us = timed.back().second.median_us;
+        }
+        for (const auto& [mode, t] : timed) {
+          DecodeOptions options;
+          options.variant = variant;
+          options.profile_mode = mode;
+          const auto plan = bench.plan(options);
+          const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+          const double gbs = double(bytes) / (t.median_us * 1e3);
+          const double of_mode1 = mode1_us > 0 ? 100.0 * mode1_us / t.median_us : 0.0;
+          table.add({p.label(), vname, std::string(mode_name(mode)), depth_label(depth), fixed(t.median_us, 1),
+                     fixed(t.min_us, 1), fixed(t.max_us, 1), fixed(gbs, 1), fixed(100.0 * gbs / peak_gbs, 1),
+                     mode1_us > 0 ? fixed(of_mode1, 1) : "-", fixed(t.median_us / floor.median_us, 2),
+                     std::to_string(plan.splits), std::string(mode_isolates(mode))});
+          rows.push_back({{"k_type", type_name(p.k)},
+                          {"v_type", type_name(p.v)},
+                          {"variant", vname},
+                          {"mode", uint32_t(mode)},
+                          {"meaningful", mode == ProfileMode::full},
+                          {"ctx", depth},
+                          {"us_median", t.median_us},
+                          {"us_min", t.min_us},
+                          {"us_max", t.max_us},
+                          {"kv_bytes", bytes},
+                          {"gb_per_s", gbs},
+                          {"pct_read_bw", 100.0 * gbs / peak_gbs},
+                          {"pct_of_mode1", mode1_us > 0 ? json(of_mode1) : json(nullptr)},
+                          {"read_floor_us", floor.median_us},
+                          {"x_floor", t.median_us / floor.median_us},
+                          {"plan", plan.describe()}});
+        }
+      }
     }
   progress_done();
 
@@ -229,7 +285,8 @@ int run_profile(const CommonOptions& o) {
               << " KV heads, head dim " << shape.head_dim << "), batch " << o.batch << ", m " << o.m << "\n"
               << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
     table.print(std::cout);
-    std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes.\n";
+    std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes;\n"
+                 "% of mode 1 = mode 1's time / this time. Modes 1-4 give wrong outputs on purpose: for profiling only.\n";
   }
   if (!o.out_dir.empty()) {
     std::ostringstream csv;

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/variants.hpp"
 #include "kvcache/types.hpp"
 
 namespace tkv::prof {
@@ -13,6 +14,8 @@ struct CommonOptions {
   std::string workload = "llama8b";
   uint32_t q_heads = 0, kv_heads = 0, head_dim = 0;  // explicit shape overrides the workload
   std::string types;       // "turbo3,q8_0/turbo3"; empty: every type
+  std::string variants = "auto";  // "all", "auto" (the policy's choice) or a list
+  std::string modes = "0-4";      // "0-4", "0" or a list
   std::string ctx;         // depths; empty: a default per device class
   uint32_t batch = 1;
   uint32_t m = 1;
@@ -27,6 +30,8 @@ struct TypePair {
   std::string label() const;
 };
 std::vector<TypePair> parse_type_pairs(const std::string& text);
+std::vector<Variant> parse_variants(const std::string& text);  // "all", "auto", "lut8,mag4"
+std::vector<ProfileMode> parse_modes(const std::string& text);   // "0-4", "0,1,3"
 
 int run_devices(const CommonOptions& o);
 int run_profile(const CommonOptions& o);

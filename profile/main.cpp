@@ -20,6 +20,10 @@ int main(int argc, char** argv) {
     cmd->add_option("--kv-heads", o.kv_heads, "KV heads");
     cmd->add_option("--head-dim", o.head_dim, "head dimension");
     cmd->add_option("--types", o.types, "types or K/V pairs: turbo3,q8_0,q8_0/turbo3 (default: all)");
+    cmd->add_option("--variants", o.variants, "dequant variants: all, auto (the policy's choice) or a list")
+        ->capture_default_str();
+    cmd->add_option("--modes", o.modes, "profile modes: 0-4 or a list (1-4 are for profiling only)")
+        ->capture_default_str();
     cmd->add_option("--ctx", o.ctx, "context depths: 1k..128k (doubling) or a list 4k,32k");
     cmd->add_option("--batch", o.batch, "sequences per call (ragged lengths)")->check(CLI::Range(1, 256));
     cmd->add_option("--m", o.m, "queries per sequence")->check(CLI::Range(1, 8));

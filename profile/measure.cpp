@@ -41,7 +41,7 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
   });
   const uint32_t local = 256;
   const uint32_t count = uint32_t(region / 16);
-  // Enough workgroups for every unit, about 8 vector loads in flight per invocation.
+  // Enough workgroups for every unit, each invocation streaming at least 8 vectors, 4 in flight.
   const uint32_t groups = std::clamp<uint32_t>(count / (local * 8), 1, 65535);
   const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4});
   vk::TimestampPool timer(ctx, 2 * repeats);

@@ -112,11 +112,18 @@ float load_q(uint index) {
 
 // smem variant: the team dequantizes a row into shared memory with a strided assignment (lane L
 // takes dims L, L + TEAM, ...), then each lane reads back its own contiguous dims.
+// Profile modes other than 0 produce through the contiguous loader (which applies the mode).
 void smem_row(bool is_k, uint row, uint team, uint lane, out float v[DPL]) {
   const uint dims = is_k ? K_DIM : V_DIM;
-  for (uint k = 0; k < DPL; ++k) {
-    const uint d = lane + TEAM * k;
-    if (d < dims) ssh[team * QDIM + d] = is_k ? kraw_raw(row, d) : vraw_raw(row, d);
+  if (MODE == MODE_FULL) {
+    for (uint k = 0; k < DPL; ++k) {
+      const uint d = lane + TEAM * k;
+      if (d < dims) ssh[team * QDIM + d] = is_k ? kraw_raw(row, d) : vraw_raw(row, d);
+    }
+  } else if (lane * DPL < dims) {
+    if (is_k) kq_load(row, lane * DPL, v);
+    else vq_load(row, lane * DPL, v);
+    for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i];
   }
   subgroupMemoryBarrierShared();
   subgroupBarrier();
