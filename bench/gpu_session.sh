@@ -35,6 +35,13 @@ for step in "$@"; do
       $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --variants all --modes 0-4 --repeat 20 \
         --out "$OUT/variants" > "$OUT/variants.txt" 2>&1; mv "$OUT/variants.txt" "$OUT/variants/table.txt"
       grep -E " 0 +[0-9]+K" "$OUT/variants/table.txt" | head -60 ;;
+    diag)  # compiler statistics of the decode pipelines, and the same profile twice (stability)
+      mkdir -p "$OUT/diag"
+      TKV_PIPELINE_STATS=1 TKV_LOG=debug $B/profile/turboprof profile --workload llama8b --ctx 8k,128k \
+        --types f16,turbo3 --variants lut8,alu --modes 0,1 --repeat 20 > "$OUT/diag/run1.txt" 2>&1
+      $B/profile/turboprof profile --workload llama8b --ctx 8k,128k --types f16,turbo3 --variants lut8,alu \
+        --modes 0,1 --repeat 20 > "$OUT/diag/run2.txt" 2>&1
+      grep -E "built pipeline decode |^(f16|turbo3) " "$OUT/diag/run1.txt" | cut -c1-400; grep -E "^(f16|turbo3) " "$OUT/diag/run2.txt" ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -14,6 +14,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "codebooks.glsl"
 #include "layout.glsl"
@@ -116,18 +117,18 @@ float load_q(uint index) {
 void smem_row(bool is_k, uint row, uint team, uint lane, out float v[DPL]) {
   const uint dims = is_k ? K_DIM : V_DIM;
   if (MODE == MODE_FULL) {
-    for (uint k = 0; k < DPL; ++k) {
+    [[unroll]] for (uint k = 0; k < DPL; ++k) {
       const uint d = lane + TEAM * k;
       if (d < dims) ssh[team * QDIM + d] = is_k ? kraw_raw(row, d) : vraw_raw(row, d);
     }
   } else if (lane * DPL < dims) {
     if (is_k) kq_load(row, lane * DPL, v);
     else vq_load(row, lane * DPL, v);
-    for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i];
+    [[unroll]] for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i];
   }
   subgroupMemoryBarrierShared();
   subgroupBarrier();
-  for (uint i = 0; i < DPL; ++i) {
+  [[unroll]] for (uint i = 0; i < DPL; ++i) {
     const uint d = lane * DPL + i;
     v[i] = d < dims ? ssh[team * QDIM + d] : 0.0;
   }
@@ -140,7 +141,7 @@ void merge_state(inout float m, inout float l, inout float o[DPL], float m2, flo
   const float a = m == NEG_INF ? 0.0 : exp(m - mx), b = m2 == NEG_INF ? 0.0 : exp(m2 - mx);
   m = mx;
   l = a * l + b * l2;
-  for (uint i = 0; i < DPL; ++i) o[i] = a * o[i] + b * o2[i];
+  [[unroll]] for (uint i = 0; i < DPL; ++i) o[i] = a * o[i] + b * o2[i];
 }
 
 void main() {
@@ -177,8 +178,8 @@ void main() {
     barrier();
   }
   float q[ROWS][DPL];
-  for (uint j = 0; j < ROWS; ++j)
-    for (uint i = 0; i < DPL; ++i) q[j][i] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
+  [[unroll]] for (uint j = 0; j < ROWS; ++j)
+    [[unroll]] for (uint i = 0; i < DPL; ++i) q[j][i] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
   if (USE_QLUT) {
     for (uint e = tid; e < ROWS * K_DIM * NC; e += WG) {
       const uint c = e % NC, jd = e / NC, j = jd / K_DIM, d = jd % K_DIM;
@@ -189,17 +190,17 @@ void main() {
 
   // The positions each row may see: causal among the new tokens, then the window.
   uint hi_pos[ROWS], lo_pos[ROWS];
-  for (uint j = 0; j < ROWS; ++j) {
+  [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     const uint gr = row_chunk * ROWS + j;
     hi_pos[j] = gr < RM ? len - M + gr / GQA : 0u;
     lo_pos[j] = gr < RM ? ((pc.window > 0 && hi_pos[j] + 1 > pc.window) ? hi_pos[j] + 1 - pc.window : 0u) : 1u;
   }
 
   float m_run[ROWS], l_run[ROWS], o[ROWS][DPL];
-  for (uint j = 0; j < ROWS; ++j) {
+  [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     m_run[j] = NEG_INF;
     l_run[j] = 0.0;
-    for (uint i = 0; i < DPL; ++i) o[j][i] = 0.0;
+    [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] = 0.0;
   }
 
   for (uint base = start; base < end; base += NTEAMS * UNROLL) {
@@ -207,7 +208,7 @@ void main() {
     uint page[UNROLL];
     // Scores: each lane's partial dot products, then summed across the team.
     // Every lane loads, valid or not (a tail token reads page 0), so that control stays uniform.
-    for (uint u = 0; u < UNROLL; ++u) {
+    [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
       const uint t = base + u * NTEAMS + team;
       const bool valid = t < end;
       page[u] = valid ? pages[table + t / PAGE_SIZE] : 0u;
@@ -217,34 +218,34 @@ void main() {
       float kv[DPL];
       if (USE_SMEM) smem_row(true, row, team, lane, kv);
       else if (d0 < K_DIM) kq_load(row, d0, kv);
-      else for (uint i = 0; i < DPL; ++i) kv[i] = 0.0;
+      else [[unroll]] for (uint i = 0; i < DPL; ++i) kv[i] = 0.0;
       const float sc = d0 < K_DIM ? kq_scale(region, slot, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
       float r[NC];  // reglut: centroid x scale of every entry, indexed by the loaded indices
       if (K_REGLUT)
-        for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
-      for (uint j = 0; j < ROWS; ++j) {
+        [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
+      [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         float dot = 0.0;
         if (USE_QLUT) {
-          for (uint i = 0; i < DPL; ++i)
+          [[unroll]] for (uint i = 0; i < DPL; ++i)
             if (d0 + i < K_DIM) dot += tsh[(j * K_DIM + d0 + i) * NC + uint(kv[i])];
           dot *= sc;
         } else if (K_REGLUT) {
-          for (uint i = 0; i < DPL; ++i) dot += q[j][i] * r[uint(kv[i])];
+          [[unroll]] for (uint i = 0; i < DPL; ++i) dot += q[j][i] * r[uint(kv[i])];
         } else {
-          for (uint i = 0; i < DPL; ++i) dot += q[j][i] * kv[i];
+          [[unroll]] for (uint i = 0; i < DPL; ++i) dot += q[j][i] * kv[i];
           dot *= sc;
         }
         s[u][j] = valid ? dot : 0.0;
       }
     }
-    for (uint off = 1; off < TEAM; off <<= 1)
-      for (uint u = 0; u < UNROLL; ++u)
-        for (uint j = 0; j < ROWS; ++j) s[u][j] += subgroupShuffleXor(s[u][j], off);
+    [[unroll]] for (uint off = 1; off < TEAM; off <<= 1)
+      [[unroll]] for (uint u = 0; u < UNROLL; ++u)
+        [[unroll]] for (uint j = 0; j < ROWS; ++j) s[u][j] += subgroupShuffleXor(s[u][j], off);
 
     // Online softmax over the step's tokens, per row.
-    for (uint j = 0; j < ROWS; ++j) {
+    [[unroll]] for (uint j = 0; j < ROWS; ++j) {
       float mx = NEG_INF;
-      for (uint u = 0; u < UNROLL; ++u) {
+      [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
         const uint t = base + u * NTEAMS + team;
         float v = s[u][j];
         if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
@@ -256,8 +257,8 @@ void main() {
       const float alpha = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_new);
       m_run[j] = m_new;
       l_run[j] *= alpha;
-      for (uint i = 0; i < DPL; ++i) o[j][i] *= alpha;
-      for (uint u = 0; u < UNROLL; ++u) {
+      [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] *= alpha;
+      [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
         const float p = s[u][j] == NEG_INF ? 0.0 : exp(s[u][j] - m_new);
         s[u][j] = p;
         l_run[j] += p;
@@ -265,7 +266,7 @@ void main() {
     }
 
     // P.V: the lane's dims of V, weighted by each row's probability.
-    for (uint u = 0; u < UNROLL; ++u) {
+    [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
       const uint t = base + u * NTEAMS + team;
       const uint slot = t < end ? t % PAGE_SIZE : 0u;
       const uint region = page[u] * (V_REGION * KV_HEADS) + kvh * V_REGION;
@@ -273,44 +274,44 @@ void main() {
       float vv[DPL];
       if (USE_SMEM) {
         smem_row(false, row, team, lane, vv);
-        if (t >= end) for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;  // 0 * NaN would be NaN
+        if (t >= end) [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;  // 0 * NaN would be NaN
       } else if (t < end && d0 < V_DIM) {
         vq_load(row, d0, vv);
       } else {
-        for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;
+        [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;
       }
       float sc = d0 < V_DIM ? vq_scale(region, slot, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
       if (V_REGLUT) {
         float r[V_NC];
-        for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
-        for (uint i = 0; i < DPL; ++i) vv[i] = r[uint(vv[i])];
+        [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
+        [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = r[uint(vv[i])];
         sc = 1.0;
       }
-      for (uint j = 0; j < ROWS; ++j) {
+      [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float p = s[u][j] * sc;  // 0 for tail tokens and masked positions
-        for (uint i = 0; i < DPL; ++i) o[j][i] += p * vv[i];
+        [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] += p * vv[i];
       }
     }
   }
 
   // Merge the teams of a subgroup (lanes with the same dims), then the subgroups.
   for (uint off = TEAM; off < gl_SubgroupSize; off <<= 1)
-    for (uint j = 0; j < ROWS; ++j) {
+    [[unroll]] for (uint j = 0; j < ROWS; ++j) {
       float o2[DPL];
-      for (uint i = 0; i < DPL; ++i) o2[i] = subgroupShuffleXor(o[j][i], off);
+      [[unroll]] for (uint i = 0; i < DPL; ++i) o2[i] = subgroupShuffleXor(o[j][i], off);
       const float m2 = subgroupShuffleXor(m_run[j], off), l2 = subgroupShuffleXor(l_run[j], off);
       merge_state(m_run[j], l_run[j], o[j], m2, l2, o2);
     }
   const uint sg = gl_SubgroupID;
   const bool leader = gl_SubgroupInvocationID < TEAM;  // the first team holds the subgroup's state
   if (leader && lane == 0)
-    for (uint j = 0; j < ROWS; ++j) {
+    [[unroll]] for (uint j = 0; j < ROWS; ++j) {
       msh[(sg * ROWS + j) * 2] = m_run[j];
       msh[(sg * ROWS + j) * 2 + 1] = l_run[j];
     }
   barrier();
   float m_all[ROWS], l_all[ROWS];
-  for (uint j = 0; j < ROWS; ++j) {
+  [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     float mx = NEG_INF;
     for (uint g = 0; g < gl_NumSubgroups; ++g) mx = max(mx, msh[(g * ROWS + j) * 2]);
     float l = 0.0;
@@ -323,9 +324,9 @@ void main() {
   }
   for (uint g = 0; g < gl_NumSubgroups; ++g) {
     if (sg == g && leader)
-      for (uint j = 0; j < ROWS; ++j) {
+      [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float a = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_all[j]);
-        for (uint i = 0; i < DPL; ++i) {
+        [[unroll]] for (uint i = 0; i < DPL; ++i) {
           const uint d = d0 + i;
           if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j][i];
         }

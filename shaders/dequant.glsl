@@ -66,32 +66,32 @@ float turbo_centroid(uint type, uint variant, uint idx) {
   /* `row`: byte offset of the row's bits; d0: first dim (a multiple of DPL). */                                 \
   void PREFIX##_load(uint row, uint d0, out float v[DPL]) {                                                      \
     if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                        \
-      for (uint i = 0; i < DPL; ++i) v[i] = MODE == MODE_NORM ? 1.0 : 0.0;                                       \
+      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = MODE == MODE_NORM ? 1.0 : 0.0;                                       \
       return;                                                                                                    \
     }                                                                                                            \
     if (MODE == MODE_NORM) { /* f16 has no scale: touch one word of the lane's chunk */                           \
       const float h = unpackHalf2x16(TKV_WORD(POOL, row + 2u * d0)).x;                                           \
-      for (uint i = 0; i < DPL; ++i) v[i] = h;                                                                   \
+      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = h;                                                                   \
       return;                                                                                                    \
     }                                                                                                            \
     if (TYPE == TYPE_F16) {                                                                                      \
-      for (uint i = 0; i < DPL; i += 2) {                                                                        \
+      [[unroll]] for (uint i = 0; i < DPL; i += 2) {                                                                        \
         const uint w = TKV_WORD(POOL, row + 2u * (d0 + i));                                                      \
         const vec2 h = unpackHalf2x16(w);                                                                        \
         v[i] = h.x;                                                                                              \
         v[i + 1] = h.y;                                                                                          \
       }                                                                                                          \
     } else if (TYPE == TYPE_Q8_0) {                                                                              \
-      for (uint i = 0; i < DPL; i += 4) {                                                                        \
+      [[unroll]] for (uint i = 0; i < DPL; i += 4) {                                                                        \
         const int w = int(TKV_WORD(POOL, row + d0 + i));                                                         \
-        for (uint k = 0; k < 4; ++k) v[i + k] = float(bitfieldExtract(w, int(8u * k), 8));                       \
+        [[unroll]] for (uint k = 0; k < 4; ++k) v[i + k] = float(bitfieldExtract(w, int(8u * k), 8));                       \
       }                                                                                                          \
     } else {                                                                                                     \
       /* turbo: the lane's low index bits (and turbo3's sign bits) as whole words */                              \
       const uint lbits = TYPE == TYPE_TURBO4 ? 4u : 2u;                                                          \
       const uint g = d0 / GROUP, j0 = d0 % GROUP;                                                                \
       const uint gbase = row + g * (GROUP * (TYPE == TYPE_TURBO3 ? 3u : lbits) / 8u);                            \
-      for (uint i = 0; i < DPL; i += 32u / lbits) {                                                              \
+      [[unroll]] for (uint i = 0; i < DPL; i += 32u / lbits) {                                                              \
         const uint bit0 = (j0 + i) * lbits;                                                                      \
         const uint word = TKV_WORD(POOL, gbase + (bit0 >> 5) * 4u) >> (bit0 & 31u);                              \
         uint sgn = 0xffffffffu;                                                                                  \
@@ -100,7 +100,7 @@ float turbo_centroid(uint type, uint variant, uint idx) {
           sgn = TKV_WORD(POOL, gbase + GROUP / 4u + (sbit >> 5) * 4u) >> (sbit & 31u);                           \
         }                                                                                                        \
         const uint n = min(32u / lbits, DPL - i);                                                                \
-        for (uint k = 0; k < n; ++k) {                                                                           \
+        [[unroll]] for (uint k = 0; k < n; ++k) {                                                                           \
           uint idx = (word >> (lbits * k)) & ((1u << lbits) - 1u);                                               \
           if (TYPE == TYPE_TURBO3 && MODE != MODE_NOSIGN) idx |= ((sgn >> k) & 1u) << 2;                         \
           if (MODE == MODE_NOSIGN) idx |= TYPE == TYPE_TURBO3 ? 4u : 1u << (lbits - 1u);                          \
@@ -117,7 +117,7 @@ float turbo_centroid(uint type, uint variant, uint idx) {
       return;                                                                                                    \
     }                                                                                                            \
     if (MODE == MODE_CONST)                                                                                      \
-      for (uint i = 0; i < DPL; ++i) v[i] = 1.0 + float(floatBitsToUint(v[i]) & ZERO);                           \
+      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = 1.0 + float(floatBitsToUint(v[i]) & ZERO);                           \
   }
 
 // One element's raw value (before the scale), for the smem variant's strided producers.

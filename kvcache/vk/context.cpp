@@ -313,6 +313,9 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
   const bool size_control = extensions_present.count(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) != 0;
   if (size_control) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  // Compiler statistics of our pipelines (registers, spills), for profiling: TKV_PIPELINE_STATS=1.
+  const bool exec_props = extensions_present.count(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) != 0;
+  if (exec_props) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
@@ -336,11 +339,20 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   e12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
   e12.shaderFloat16 = f12.shaderFloat16;
   e12.shaderInt8 = f12.shaderInt8;
+  void** chain = &e12.pNext;
   if (size_control) {
-    e12.pNext = &esc;
+    *chain = &esc;
+    chain = &esc.pNext;
     esc.subgroupSizeControl = sc.subgroupSizeControl;
     esc.computeFullSubgroups = sc.computeFullSubgroups;
   }
+  VkPhysicalDevicePipelineExecutablePropertiesFeaturesKHR eexec{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_EXECUTABLE_PROPERTIES_FEATURES_KHR};
+  if (exec_props) {
+    eexec.pipelineExecutableInfo = VK_TRUE;
+    *chain = &eexec;
+  }
+  self->pipeline_statistics_ = exec_props;
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;

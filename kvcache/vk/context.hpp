@@ -82,6 +82,8 @@ class Context {
   uint32_t queue_family() const { return queue_family_; }
   PipelineStore& pipelines() { return *pipelines_; }
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_; }
+  // Whether the driver reports compiler statistics of pipelines (VK_KHR_pipeline_executable_properties).
+  bool pipeline_statistics() const { return pipeline_statistics_; }
 
   // Index of a memory type with all of `required` (and, if possible, `preferred`) flags.
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -107,6 +109,7 @@ class Context {
   VkFence fence_ = VK_NULL_HANDLE;
   std::mutex submit_mutex_;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
+  bool pipeline_statistics_ = false;
   std::unique_ptr<PipelineStore> pipelines_;
 };
 

@@ -4,6 +4,7 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 #include <filesystem>
 #include <fstream>
 #include <unistd.h>
@@ -31,6 +32,40 @@ std::string default_cache_dir() {
   if (const char* x = std::getenv("XDG_CACHE_HOME"); x && *x) return std::string(x) + "/turbokv";
   if (const char* h = std::getenv("HOME"); h && *h) return std::string(h) + "/.cache/turbokv";
   return {};
+}
+
+// "name = value, ..." for every statistic of every executable of the pipeline.
+std::string read_statistics(VkDevice d, VkPipeline pipeline) {
+  auto props_fn = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(d, "vkGetPipelineExecutablePropertiesKHR"));
+  auto stats_fn = reinterpret_cast<PFN_vkGetPipelineExecutableStatisticsKHR>(
+      vkGetDeviceProcAddr(d, "vkGetPipelineExecutableStatisticsKHR"));
+  if (!props_fn || !stats_fn) return {};
+  VkPipelineInfoKHR pinfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pinfo.pipeline = pipeline;
+  uint32_t n = 0;
+  if (props_fn(d, &pinfo, &n, nullptr) != VK_SUCCESS) return {};
+  std::string out;
+  for (uint32_t e = 0; e < n; ++e) {
+    VkPipelineExecutableInfoKHR einfo{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    einfo.pipeline = pipeline;
+    einfo.executableIndex = e;
+    uint32_t count = 0;
+    if (stats_fn(d, &einfo, &count, nullptr) != VK_SUCCESS) continue;
+    std::vector<VkPipelineExecutableStatisticKHR> st(count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_STATISTIC_KHR});
+    if (stats_fn(d, &einfo, &count, st.data()) != VK_SUCCESS) continue;
+    for (const auto& s : st) {
+      out += (out.empty() ? "" : ", ") + std::string(s.name) + " = ";
+      switch (s.format) {
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_BOOL32_KHR: out += s.value.b32 ? "true" : "false"; break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_INT64_KHR: out += std::to_string(s.value.i64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_UINT64_KHR: out += std::to_string(s.value.u64); break;
+        case VK_PIPELINE_EXECUTABLE_STATISTIC_FORMAT_FLOAT64_KHR: out += std::to_string(s.value.f64); break;
+        default: out += "?"; break;
+      }
+    }
+  }
+  return out;
 }
 
 }  // namespace
@@ -176,12 +211,15 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
   if (key.required_subgroup_size) info.stage.pNext = &subgroup;
   info.layout = p.layout;
+  const bool stats = ctx_.pipeline_statistics() && std::getenv("TKV_PIPELINE_STATS");
+  if (stats) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
   if (VkResult r = vkCreateComputePipelines(d, cache_, 1, &info, nullptr, &p.pipeline); r != VK_SUCCESS) {
     vkDestroyPipelineLayout(d, p.layout, nullptr);
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
     throw_vk_error("vkCreateComputePipelines [" + key.shader + "]", r);
   }
-  spdlog::debug("turbokv: built pipeline {} with {} constants", key.shader, key.constants.size());
+  if (stats) p.statistics = read_statistics(d, p.pipeline);
+  spdlog::debug("turbokv: built pipeline {} with {} constants {}", key.shader, key.constants.size(), p.statistics);
   return p;
 }
 

@@ -31,6 +31,7 @@ struct Pipeline {
   VkDescriptorSetLayout set_layout = VK_NULL_HANDLE;
   uint32_t buffers = 0;
   uint32_t push_constant_bytes = 0;
+  std::string statistics;  // the compiler's statistics ("Register Count = 96, ..."), when captured
 };
 
 class PipelineStore {
