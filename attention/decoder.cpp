@@ -34,7 +34,9 @@ struct ReducePush {
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
-PlanRequest request(const DecodeOptions& o) { return {o.splits, o.variant, o.profile_mode}; }
+PlanRequest request(const DecodeOptions& o) {
+  return {o.splits, o.variant, o.profile_mode, o.dims_per_lane, o.unroll};
+}
 
 }  // namespace
 

@@ -33,6 +33,9 @@ struct DecodeOptions {
   Variant variant = Variant::automatic;  // dequant implementation; automatic: the dispatch policy's
   // Profiling only: modes 1-4 give wrong outputs on purpose (see attention/variants.hpp).
   ProfileMode profile_mode = ProfileMode::full;
+  // Tuning overrides of the plan (0: the plan's choice); turboprof tune measures them.
+  uint32_t dims_per_lane = 0;
+  uint32_t unroll = 0;
 };
 
 struct HostTensor {

@@ -58,8 +58,15 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     fail(ErrorCode::invalid_argument, "decode: profile mode " + std::string(mode_name(request.mode)) +
                                           " needs turbo K and V types");
 
+  if (request.dims_per_lane && (request.dims_per_lane < 4 || request.dims_per_lane > 32 ||
+                                (request.dims_per_lane & (request.dims_per_lane - 1))))
+    fail(ErrorCode::invalid_argument, "decode: dims per lane must be 4, 8, 16 or 32");
+  if (request.unroll && (request.unroll > 8 || (request.unroll & (request.unroll - 1))))
+    fail(ErrorCode::invalid_argument, "decode: unroll must be 1, 2, 4 or 8");
+
   DecodePlan p;
   p.mode = request.mode;
+  if (request.unroll) p.unroll = request.unroll;
   p.variant = request.variant == Variant::automatic ? Variant::mag4 : request.variant;
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -75,7 +82,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.rows = ceil_div(rm, p.row_chunks);
     uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget
     while (dpl < 16 && p.rows * dpl * 2 <= kLaneRegisterBudget) dpl *= 2;
-    p.dims_per_lane = std::max(dpl, dpl_min);
+    p.dims_per_lane = std::max(request.dims_per_lane ? request.dims_per_lane : dpl, dpl_min);
     p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
     p.shared_bytes = decode_shared_bytes(caps, s, p);
     const bool registers_ok = p.rows * p.dims_per_lane <= kLaneRegisterBudget || p.rows == 1;

@@ -28,6 +28,8 @@ struct PlanRequest {
   uint32_t splits = 0;
   Variant variant = Variant::automatic;
   ProfileMode mode = ProfileMode::full;
+  uint32_t dims_per_lane = 0;  // tuning override: 4, 8, 16 or 32
+  uint32_t unroll = 0;         // tuning override: 1, 2, 4 or 8
 };
 
 struct DecodePlan {

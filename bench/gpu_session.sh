@@ -35,13 +35,13 @@ for step in "$@"; do
       $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --variants all --modes 0-4 --repeat 20 \
         --out "$OUT/variants" > "$OUT/variants.txt" 2>&1; mv "$OUT/variants.txt" "$OUT/variants/table.txt"
       grep -E " 0 +[0-9]+K" "$OUT/variants/table.txt" | head -60 ;;
-    diag)  # compiler statistics of the decode pipelines, and the same profile twice (stability)
+    diag)  # compiler statistics of decode pipelines across dims-per-lane and unroll (tuning knobs)
       mkdir -p "$OUT/diag"
-      TKV_PIPELINE_STATS=1 TKV_LOG=debug $B/profile/turboprof profile --workload llama8b --ctx 8k,128k \
-        --types f16,turbo3 --variants lut8,alu --modes 0,1 --repeat 20 > "$OUT/diag/run1.txt" 2>&1
-      $B/profile/turboprof profile --workload llama8b --ctx 8k,128k --types f16,turbo3 --variants lut8,alu \
-        --modes 0,1 --repeat 20 > "$OUT/diag/run2.txt" 2>&1
-      grep -E "built pipeline decode |^(f16|turbo3) " "$OUT/diag/run1.txt" | cut -c1-400; grep -E "^(f16|turbo3) " "$OUT/diag/run2.txt" ;;
+      TKV_PIPELINE_STATS=1 TKV_LOG=debug $B/profile/turboprof profile --workload llama8b --ctx 32k,128k \
+        --types f16,turbo3 --variants mag4 --modes 0,1 --dpl 4,8,16 --unroll 1,2,4 --repeat 20 \
+        > "$OUT/diag/run1.txt" 2>&1
+      grep -E "built pipeline decode " "$OUT/diag/run1.txt" | sed 's/.*constants //' | sort | uniq -c | head -40
+      grep -E "^(f16|turbo3) " "$OUT/diag/run1.txt" ;;
     *) echo "unknown step $step" ;;
   esac
 done

@@ -121,6 +121,24 @@ std::vector<TypePair> parse_type_pairs(const std::string& text) {
   return pairs;
 }
 
+std::vector<uint32_t> parse_uint_list(const std::string& text, const char* option) {
+  std::vector<uint32_t> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    try {
+      size_t used = 0;
+      const unsigned long v = std::stoul(item, &used);
+      if (used != item.size() || v > 1024) throw std::invalid_argument(item);
+      out.push_back(uint32_t(v));
+    } catch (const std::exception&) {
+      fail(ErrorCode::invalid_argument, std::string(option) + ": '" + item + "' is not a small number");
+    }
+  }
+  if (out.empty()) fail(ErrorCode::invalid_argument, std::string(option) + " lists nothing");
+  return out;
+}
+
 std::vector<Variant> parse_variants(const std::string& text) {
   if (text == "all") return {std::begin(kAllVariants), std::end(kAllVariants)};
   std::vector<Variant> out;
@@ -212,7 +230,7 @@ int run_profile(const CommonOptions& o) {
   const auto variants = parse_variants(o.variants);
   const auto modes = parse_modes(o.modes);
   Table table({"type", "variant", "mode", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "% of mode 1",
-               "x floor", "splits", "isolates"});
+               "x floor", "splits", "dpl", "unroll", "isolates"});
   json rows = json::array();
   for (uint32_t depth : depths)
     for (const auto& p : pairs) {
@@ -222,6 +240,8 @@ int run_profile(const CommonOptions& o) {
       const uint64_t bytes = bench.kv_bytes_per_call();
       const Timing floor = measure_read(*ctx, bytes, o.repeat);
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
+      for (uint32_t dpl : parse_uint_list(o.dpl, "--dpl"))
+      for (uint32_t unroll : parse_uint_list(o.unroll, "--unroll"))
       for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
         double mode1_us = 0;
         std::vector<std::pair<ProfileMode, Timing>> timed;
@@ -232,6 +252,8 @@ int run_profile(const CommonOptions& o) {
           DecodeOptions options;
           options.variant = variant;
           options.profile_mode = mode;
+          options.dims_per_lane = dpl;
+          options.unroll = unroll;
           timed.emplace_back(mode, bench.time(o.repeat, options));
           if (mode == ProfileMode::zero) mode1_us = timed.back().second.median_us;
         }
@@ -239,6 +261,8 @@ int run_profile(const CommonOptions& o) {
           DecodeOptions options;
           options.variant = variant;
           options.profile_mode = mode;
+          options.dims_per_lane = dpl;
+          options.unroll = unroll;
           const auto plan = bench.plan(options);
           const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
           const double gbs = double(bytes) / (t.median_us * 1e3);
@@ -246,7 +270,8 @@ int run_profile(const CommonOptions& o) {
           table.add({p.label(), vname, std::string(mode_name(mode)), depth_label(depth), fixed(t.median_us, 1),
                      fixed(t.min_us, 1), fixed(t.max_us, 1), fixed(gbs, 1), fixed(100.0 * gbs / peak_gbs, 1),
                      mode1_us > 0 ? fixed(of_mode1, 1) : "-", fixed(t.median_us / floor.median_us, 2),
-                     std::to_string(plan.splits), std::string(mode_isolates(mode))});
+                     std::to_string(plan.splits), std::to_string(plan.dims_per_lane), std::to_string(plan.unroll),
+                     std::string(mode_isolates(mode))});
           rows.push_back({{"k_type", type_name(p.k)},
                           {"v_type", type_name(p.v)},
                           {"variant", vname},

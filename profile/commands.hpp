@@ -16,6 +16,8 @@ struct CommonOptions {
   std::string types;       // "turbo3,q8_0/turbo3"; empty: every type
   std::string variants = "auto";  // "all", "auto" (the policy's choice) or a list
   std::string modes = "0-4";      // "0-4", "0" or a list
+  std::string dpl = "0";          // dims per lane (tuning): "0" (plan) or a list "4,8,16"
+  std::string unroll = "0";       // tokens per team per step (tuning): "0" or a list
   std::string ctx;         // depths; empty: a default per device class
   uint32_t batch = 1;
   uint32_t m = 1;
@@ -32,6 +34,7 @@ struct TypePair {
 std::vector<TypePair> parse_type_pairs(const std::string& text);
 std::vector<Variant> parse_variants(const std::string& text);  // "all", "auto", "lut8,mag4"
 std::vector<ProfileMode> parse_modes(const std::string& text);   // "0-4", "0,1,3"
+std::vector<uint32_t> parse_uint_list(const std::string& text, const char* option);
 
 int run_devices(const CommonOptions& o);
 int run_profile(const CommonOptions& o);

@@ -24,6 +24,8 @@ int main(int argc, char** argv) {
         ->capture_default_str();
     cmd->add_option("--modes", o.modes, "profile modes: 0-4 or a list (1-4 are for profiling only)")
         ->capture_default_str();
+    cmd->add_option("--dpl", o.dpl, "tuning: dims per lane, 0 (the plan's) or a list 4,8,16");
+    cmd->add_option("--unroll", o.unroll, "tuning: tokens per team per step, 0 (the plan's) or a list 1,2,4");
     cmd->add_option("--ctx", o.ctx, "context depths: 1k..128k (doubling) or a list 4k,32k");
     cmd->add_option("--batch", o.batch, "sequences per call (ragged lengths)")->check(CLI::Range(1, 256));
     cmd->add_option("--m", o.m, "queries per sequence")->check(CLI::Range(1, 8));

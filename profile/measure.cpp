@@ -1,6 +1,8 @@
 #include "profile/measure.hpp"
 
 #include <algorithm>
+#include <chrono>
+#include <functional>
 #include <random>
 
 #include "kvcache/error.hpp"
@@ -12,6 +14,18 @@ namespace tkv::prof {
 namespace {
 
 constexpr uint64_t kRotateBytes = 256ull << 20;  // well past H100/H200 L2 (50-60 MB)
+
+// Runs `record` untimed until the GPU has been busy for a while: pipelines are built, caches and
+// clocks are up (a GPU idling between points drops its clocks; the first submission alone is
+// not enough, as two identical runs 3x apart showed on an H200).
+void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto min_time = std::chrono::milliseconds(ctx.caps().device_class == DeviceClass::cpu ? 0 : 150);
+  for (int i = 0; i < 100; ++i) {
+    ctx.run(record);
+    if (i >= 1 && std::chrono::steady_clock::now() - start >= min_time) break;
+  }
+}
 
 }  // namespace
 
@@ -55,7 +69,7 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
       r.barrier();
     }
   };
-  ctx.run([&](vk::Recorder& r) { record(r, false); });  // warm-up
+  warm_up(ctx, [&](vk::Recorder& r) { record(r, false); });
   ctx.run([&](vk::Recorder& r) { record(r, true); });
   const auto ns = timer.read_ns();
   std::vector<double> us;
@@ -146,7 +160,7 @@ Timing DecodeBench::time(uint32_t repeats, const DecodeOptions& options) {
       if (timed) timer.write(r, 2 * i + 1);
     }
   };
-  ctx_->run([&](vk::Recorder& r) { record(r, false); });  // warm-up: pipelines built, clocks up
+  warm_up(*ctx_, [&](vk::Recorder& r) { record(r, false); });
   ctx_->run([&](vk::Recorder& r) { record(r, true); });
   const auto ns = timer.read_ns();
   std::vector<double> us;
