@@ -42,7 +42,9 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
                     p.mode != ProfileMode::norm_only;
   const uint32_t tsize = qlut ? p.rows * k_dim * codebook_size(s.k_type) : 1;
   const uint32_t ssize = p.variant == Variant::smem ? p.workgroup / p.team * qdim : 1;
-  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize);
+  const RowLayout k = RowLayout::make(s.k_type, s.head_dim), v = RowLayout::make(s.v_type, s.head_dim);
+  const uint32_t staged = p.tokens_per_step() * (k.device_row_bytes() + v.device_row_bytes());
+  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize) + staged;
 }
 
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
@@ -64,9 +66,11 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   if (request.unroll && (request.unroll > 8 || (request.unroll & (request.unroll - 1))))
     fail(ErrorCode::invalid_argument, "decode: unroll must be 1, 2, 4 or 8");
 
+  if (s.page_size == 0 || s.page_size % 16 != 0)
+    fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of 16");
+
   DecodePlan p;
   p.mode = request.mode;
-  if (request.unroll) p.unroll = request.unroll;
   p.variant = request.variant == Variant::automatic ? Variant::mag4 : request.variant;
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -84,6 +88,13 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     while (dpl < 16 && p.rows * dpl * 2 <= kLaneRegisterBudget) dpl *= 2;
     p.dims_per_lane = std::max(request.dims_per_lane ? request.dims_per_lane : dpl, dpl_min);
     p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
+    // Tokens per step: the most that divide the page size and fit the shared memory.
+    p.unroll = request.unroll ? request.unroll : 4;
+    while (p.unroll > 1 && (s.page_size % p.tokens_per_step() != 0 || decode_shared_bytes(caps, s, p) > budget))
+      p.unroll /= 2;
+    if (s.page_size % p.tokens_per_step() != 0)
+      fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of " +
+                                            std::to_string(p.tokens_per_step()) + " tokens per step");
     p.shared_bytes = decode_shared_bytes(caps, s, p);
     const bool registers_ok = p.rows * p.dims_per_lane <= kLaneRegisterBudget || p.rows == 1;
     if ((registers_ok && p.shared_bytes <= budget) || p.rows == 1) break;
@@ -95,16 +106,16 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
 
   const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
   const uint32_t step = p.tokens_per_step();
-  const uint32_t max_splits = ceil_div(ctx, kMinSplitTokens);
+  const uint32_t max_splits = ceil_div(ctx, step);
   const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
   uint32_t splits = 1;
   if (request.splits) {
     splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
     p.reason = "split count forced";
-    p.chunk = ceil_div(ctx, splits);
+    p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
   } else if (ctx <= 8 * step) {
     p.reason = "short context: one split, no reduce pass";
-    p.chunk = ctx;
+    p.chunk = ceil_div(ctx, step) * step;
   } else {
     const uint32_t target = target_workgroups(caps);
     splits = std::max<uint32_t>(1, ceil_div(target, base));

@@ -21,6 +21,7 @@ struct DecodeShape {
   uint32_t batch = 1;
   uint32_t m = 1;              // queries per sequence
   uint32_t max_context = 1;    // longest sequence of the batch, in tokens
+  uint32_t page_size = 16;     // the cache's tokens per page (a step never straddles a page)
 };
 
 // What the caller asks for beyond the shape; zero / automatic: the plan's choice.
@@ -48,12 +49,13 @@ struct DecodePlan {
   std::string reason;          // why these splits and this variant
 
   bool direct() const { return splits == 1; }
+  // Tokens staged and computed per step; a divisor of the page size, and every split's length
+  // (chunk) is a multiple of it.
   uint32_t tokens_per_step() const { return workgroup / team * unroll; }
   std::string describe() const;
 };
 
-// Splits are at least this many tokens; the largest split count is ceil(max_context / this).
-inline constexpr uint32_t kMinSplitTokens = 16;
+// The largest split count is ceil(max_context / tokens_per_step()): a split is whole steps.
 
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant
 // whose tables do not fit the device's shared memory).

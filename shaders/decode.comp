@@ -57,6 +57,13 @@ const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2 * K_GROUPS);
 const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2 * V_GROUPS);
 const uint QDIM = K_DIM > V_DIM ? K_DIM : V_DIM;
 const uint NTEAMS = WG / TEAM;
+// A step: STEP consecutive tokens of one page, staged in shared memory as raw rows (bits, then
+// scales) by coalesced 16-byte loads of the whole workgroup, fetched one step ahead.
+const uint STEP = NTEAMS * UNROLL;
+const uint K_STAGE_BYTES = STEP * (K_BITS_ROW + 2 * K_GROUPS), V_STAGE_BYTES = STEP * (V_BITS_ROW + 2 * V_GROUPS);
+const uint K_VECS = K_STAGE_BYTES / 16, V_VECS = V_STAGE_BYTES / 16;
+const uint K_BITS_VECS = STEP * K_BITS_ROW / 16, V_BITS_VECS = STEP * V_BITS_ROW / 16;
+const uint PRE_K = (K_VECS + WG - 1) / WG, PRE_V = (V_VECS + WG - 1) / WG;
 const uint MAX_SUBGROUPS = WG / MIN_SUBGROUP;
 const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : VARIANT;
 const uint NC = K_TYPE == TYPE_TURBO2 ? 4 : K_TYPE == TYPE_TURBO3 ? 8 : 16;
@@ -70,8 +77,8 @@ const uint TSIZE = USE_QLUT ? ROWS * K_DIM * NC : 1;
 const uint SSIZE = USE_SMEM ? WG / TEAM * QDIM : 1;
 const float NEG_INF = -1.0 / 0.0;
 
-layout(std430, binding = 0) readonly buffer KPool { uint kp[]; };
-layout(std430, binding = 1) readonly buffer VPool { uint vp[]; };
+layout(std430, binding = 0) readonly buffer KPool { uvec4 kp4[]; };
+layout(std430, binding = 1) readonly buffer VPool { uvec4 vp4[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };  // (length, page table offset, -, -)
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -94,11 +101,41 @@ shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, th
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
 shared float ssh[SSIZE];                // smem: one dequantized row per team
+shared uint kst[K_STAGE_BYTES / 4];     // the step's K rows: bits of STEP rows, then their scales
+shared uint vst[V_STAGE_BYTES / 4];
 
-TKV_DEFINE_DEQUANT(kq, kp, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, DPL, VARIANT, MODE, pc.zero)
-TKV_DEFINE_DEQUANT(vq, vp, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, DPL, V_VARIANT, MODE, pc.zero)
-TKV_DEFINE_RAW(kraw, kp, K_TYPE, K_GROUP)
-TKV_DEFINE_RAW(vraw, vp, V_TYPE, V_GROUP)
+TKV_DEFINE_DEQUANT(kq, kst, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, STEP, DPL, VARIANT, MODE, pc.zero)
+TKV_DEFINE_DEQUANT(vq, vst, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, STEP, DPL, V_VARIANT, MODE, pc.zero)
+TKV_DEFINE_RAW(kraw, kst, K_TYPE, K_GROUP)
+TKV_DEFINE_RAW(vraw, vst, V_TYPE, V_GROUP)
+
+// Whether the 16 bytes at `vec` of a staged step are read in this profile mode: mode 1 reads
+// nothing, mode 2 only the scales, mode 3 skips turbo3's sign bytes (whole 16-byte runs of them).
+bool fetched(uint vec, uint bits_vecs, uint type, uint group, uint bits_row) {
+  if (MODE == MODE_ZERO) return false;
+  if (vec >= bits_vecs) return true;
+  if (MODE == MODE_NORM) return false;
+  if (MODE == MODE_NOSIGN && type == TYPE_TURBO3) {
+    const uint at = (vec * 16u) % bits_row, body = 3u * group / 8u;
+    const uint in_group = at % body;
+    return !(in_group >= group / 4u && in_group + 16u <= body);
+  }
+  return true;
+}
+
+// The j-th 16 bytes of the step starting at `slot0` of `page`: first the rows' bits, then scales.
+uvec4 fetch_k(uint page, uint kvh, uint slot0, uint j) {
+  const uint region = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
+  if (!fetched(j, K_BITS_VECS, K_TYPE, K_GROUP, K_BITS_ROW)) return uvec4(0);
+  return j < K_BITS_VECS ? kp4[(region + slot0 * K_BITS_ROW) / 16 + j]
+                         : kp4[(region + PAGE_SIZE * K_BITS_ROW + slot0 * 2 * K_GROUPS) / 16 + j - K_BITS_VECS];
+}
+uvec4 fetch_v(uint page, uint kvh, uint slot0, uint j) {
+  const uint region = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
+  if (!fetched(j, V_BITS_VECS, V_TYPE, V_GROUP, V_BITS_ROW)) return uvec4(0);
+  return j < V_BITS_VECS ? vp4[(region + slot0 * V_BITS_ROW) / 16 + j]
+                         : vp4[(region + PAGE_SIZE * V_BITS_ROW + slot0 * 2 * V_GROUPS) / 16 + j - V_BITS_VECS];
+}
 
 #define R_INDEX(j, d) ((j) * QDIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
@@ -203,36 +240,78 @@ void main() {
     [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] = 0.0;
   }
 
-  for (uint base = start; base < end; base += NTEAMS * UNROLL) {
+  // Fetch a step ahead: the loads of step n+1 are in flight while step n is computed.
+  uvec4 pre_k[PRE_K], pre_v[PRE_V];
+  {
+    const uint page0 = pages[table + start / PAGE_SIZE], slot0 = start % PAGE_SIZE;
+    [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
+      const uint j = tid + r * WG;
+      pre_k[r] = j < K_VECS ? fetch_k(page0, kvh, slot0, j) : uvec4(0);
+    }
+    [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
+      const uint j = tid + r * WG;
+      pre_v[r] = j < V_VECS ? fetch_v(page0, kvh, slot0, j) : uvec4(0);
+    }
+  }
+
+  for (uint base = start; base < end; base += STEP) {
+    barrier();  // the previous step is no longer read from kst / vst
+    [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
+      const uint j = tid + r * WG;
+      if (j < K_VECS) {
+        kst[4 * j] = pre_k[r].x;
+        kst[4 * j + 1] = pre_k[r].y;
+        kst[4 * j + 2] = pre_k[r].z;
+        kst[4 * j + 3] = pre_k[r].w;
+      }
+    }
+    [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
+      const uint j = tid + r * WG;
+      if (j < V_VECS) {
+        vst[4 * j] = pre_v[r].x;
+        vst[4 * j + 1] = pre_v[r].y;
+        vst[4 * j + 2] = pre_v[r].z;
+        vst[4 * j + 3] = pre_v[r].w;
+      }
+    }
+    const uint next = base + STEP;
+    if (next < end) {
+      const uint page1 = pages[table + next / PAGE_SIZE], slot1 = next % PAGE_SIZE;
+      [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
+        const uint j = tid + r * WG;
+        if (j < K_VECS) pre_k[r] = fetch_k(page1, kvh, slot1, j);
+      }
+      [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
+        const uint j = tid + r * WG;
+        if (j < V_VECS) pre_v[r] = fetch_v(page1, kvh, slot1, j);
+      }
+    }
+    barrier();
+
     float s[UNROLL][ROWS];
-    uint page[UNROLL];
-    // Scores: each lane's partial dot products, then summed across the team.
-    // Every lane loads, valid or not (a tail token reads page 0), so that control stays uniform.
+    // Scores: each lane's partial dot products from the staged rows, then summed across the team.
     [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-      const uint t = base + u * NTEAMS + team;
-      const bool valid = t < end;
-      page[u] = valid ? pages[table + t / PAGE_SIZE] : 0u;
-      const uint slot = valid ? t % PAGE_SIZE : 0u;
-      const uint region = page[u] * (K_REGION * KV_HEADS) + kvh * K_REGION;
-      const uint row = region + slot * K_BITS_ROW;
+      const uint i = u * NTEAMS + team;  // the token's index in the step
+      const bool valid = base + i < end;
+      const uint row = i * K_BITS_ROW;
       float kv[DPL];
       if (USE_SMEM) smem_row(true, row, team, lane, kv);
       else if (d0 < K_DIM) kq_load(row, d0, kv);
-      else [[unroll]] for (uint i = 0; i < DPL; ++i) kv[i] = 0.0;
-      const float sc = d0 < K_DIM ? kq_scale(region, slot, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
+      else [[unroll]] for (uint k = 0; k < DPL; ++k) kv[k] = 0.0;
+      const float sc = d0 < K_DIM ? kq_scale(0u, i, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
       float r[NC];  // reglut: centroid x scale of every entry, indexed by the loaded indices
       if (K_REGLUT)
         [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         float dot = 0.0;
         if (USE_QLUT) {
-          [[unroll]] for (uint i = 0; i < DPL; ++i)
-            if (d0 + i < K_DIM) dot += tsh[(j * K_DIM + d0 + i) * NC + uint(kv[i])];
+          [[unroll]] for (uint k = 0; k < DPL; ++k)
+            if (d0 + k < K_DIM) dot += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k])];
           dot *= sc;
         } else if (K_REGLUT) {
-          [[unroll]] for (uint i = 0; i < DPL; ++i) dot += q[j][i] * r[uint(kv[i])];
+          [[unroll]] for (uint k = 0; k < DPL; ++k) dot += q[j][k] * r[uint(kv[k])];
         } else {
-          [[unroll]] for (uint i = 0; i < DPL; ++i) dot += q[j][i] * kv[i];
+          [[unroll]] for (uint k = 0; k < DPL; ++k) dot += q[j][k] * kv[k];
           dot *= sc;
         }
         s[u][j] = valid ? dot : 0.0;
@@ -257,7 +336,7 @@ void main() {
       const float alpha = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_new);
       m_run[j] = m_new;
       l_run[j] *= alpha;
-      [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] *= alpha;
+      [[unroll]] for (uint k = 0; k < DPL; ++k) o[j][k] *= alpha;
       [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
         const float p = s[u][j] == NEG_INF ? 0.0 : exp(s[u][j] - m_new);
         s[u][j] = p;
@@ -267,29 +346,28 @@ void main() {
 
     // P.V: the lane's dims of V, weighted by each row's probability.
     [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-      const uint t = base + u * NTEAMS + team;
-      const uint slot = t < end ? t % PAGE_SIZE : 0u;
-      const uint region = page[u] * (V_REGION * KV_HEADS) + kvh * V_REGION;
-      const uint row = region + slot * V_BITS_ROW;
+      const uint i = u * NTEAMS + team;
+      const bool valid = base + i < end;
+      const uint row = i * V_BITS_ROW;
       float vv[DPL];
       if (USE_SMEM) {
         smem_row(false, row, team, lane, vv);
-        if (t >= end) [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;  // 0 * NaN would be NaN
-      } else if (t < end && d0 < V_DIM) {
+        if (!valid) [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = 0.0;  // 0 * NaN would be NaN
+      } else if (valid && d0 < V_DIM) {
         vq_load(row, d0, vv);
       } else {
-        [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = 0.0;
+        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = 0.0;
       }
-      float sc = d0 < V_DIM ? vq_scale(region, slot, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
+      float sc = d0 < V_DIM ? vq_scale(0u, i, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
       if (V_REGLUT) {
         float r[V_NC];
         [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
-        [[unroll]] for (uint i = 0; i < DPL; ++i) vv[i] = r[uint(vv[i])];
+        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = r[uint(vv[k])];
         sc = 1.0;
       }
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float p = s[u][j] * sc;  // 0 for tail tokens and masked positions
-        [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] += p * vv[i];
+        [[unroll]] for (uint k = 0; k < DPL; ++k) o[j][k] += p * vv[k];
       }
     }
   }

@@ -1,7 +1,8 @@
 // Turning a lane's stored bits into values inside the decode loop (kvcache/layout.hpp).
 //
 // A lane owns DPL consecutive dims of a row, all inside one scale group. TKV_DEFINE_DEQUANT
-// instantiates, for one pool (K or V) whose type and geometry are specialization constants,
+// instantiates, for one word array (K or V rows laid out as a page region of REGION_ROWS rows:
+// the bits of every row, then their scales) whose type and geometry are specialization constants,
 //   PREFIX_load(row, d0, out float v[DPL])   the raw values (before the group's scale)
 //   PREFIX_scale(region, slot, g)             the group's f16 scale (turbo norm, q8_0 d)
 // The dequant variant (how bits become values) and the profile mode (what is read at all) are
@@ -56,10 +57,10 @@ float turbo_centroid(uint type, uint variant, uint idx) {
 
 #define TKV_WORD(POOL, byte_off) POOL[(byte_off) >> 2]
 
-#define TKV_DEFINE_DEQUANT(PREFIX, POOL, TYPE, GROUP, GROUPS, BITS_ROW, DPL, VARIANT, MODE, ZERO)               \
+#define TKV_DEFINE_DEQUANT(PREFIX, POOL, TYPE, GROUP, GROUPS, BITS_ROW, REGION_ROWS, DPL, VARIANT, MODE, ZERO)               \
   float PREFIX##_scale(uint region, uint slot, uint g) {                                                         \
     if (TYPE == TYPE_F16 || MODE == MODE_ZERO) return 1.0;                                                       \
-    const uint off = region + PAGE_SIZE * BITS_ROW + slot * 2u * GROUPS + 2u * g;                                \
+    const uint off = region + REGION_ROWS * BITS_ROW + slot * 2u * GROUPS + 2u * g;                                \
     const uint w = TKV_WORD(POOL, off);                                                                          \
     return unpackHalf2x16((off & 2u) != 0u ? (w >> 16) : w).x;                                                   \
   }                                                                                                              \

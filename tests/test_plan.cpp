@@ -31,7 +31,7 @@ DeviceCaps lavapipe() {
 }
 
 DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
-  return {KvType::turbo3, KvType::turbo3, 128, 32, 8, batch, m, ctx};
+  return {KvType::turbo3, KvType::turbo3, 128, 32, 8, batch, m, ctx, 64};
 }
 
 }  // namespace
@@ -63,7 +63,7 @@ TEST(Plan, LargeBatchesNeedFewerSplits) {
 
 TEST(Plan, RowsArePackedAndChunkedToFitSharedMemory) {
   // qwen7b: GQA 7, m = 8 -> 56 rows: more than one chunk, each within the budget.
-  DecodeShape s{KvType::turbo3, KvType::turbo3, 256, 28, 4, 1, 8, 4096};
+  DecodeShape s{KvType::turbo3, KvType::turbo3, 256, 28, 4, 1, 8, 4096, 64};
   for (const auto& caps : {h100(), lavapipe()}) {
     const auto p = plan_decode(caps, s);
     EXPECT_GE(p.rows * p.row_chunks, 56u);
@@ -71,12 +71,13 @@ TEST(Plan, RowsArePackedAndChunkedToFitSharedMemory) {
     EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p));
     EXPECT_LE(p.rows * p.dims_per_lane, 64u);
     EXPECT_LE(p.team, caps.subgroup_size);
+    EXPECT_EQ(64 % p.tokens_per_step(), 0u);
   }
 }
 
 TEST(Plan, ForcedSplitsAreClampedToTheMaximum) {
   const auto p = plan_decode(h100(), llama8b(4097), {.splits = 100000});
-  EXPECT_EQ(p.splits, (4097 + kMinSplitTokens - 1) / kMinSplitTokens);
+  EXPECT_EQ(p.splits, (4097 + p.tokens_per_step() - 1) / p.tokens_per_step());  // one step per split
   EXPECT_EQ(plan_decode(h100(), llama8b(4097), {.splits = 7}).splits, 7u);
 }
 
