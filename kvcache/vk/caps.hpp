@@ -45,7 +45,9 @@ struct DeviceCaps {
   bool storage_16bit = false;
   bool storage_8bit = false;
   bool integer_dot_product = false;
-  bool cooperative_matrix = false;
+  bool cooperative_matrix = false;      // VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix
+  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix (what Debian's glslc compiles)
+  std::vector<std::string> cooperative_matrix_shapes;  // NV: "16x8x16 f16*f16+f32 subgroup", ...
   bool push_descriptor = false;
   bool timestamps = false;
   float timestamp_period_ns = 1.0f;

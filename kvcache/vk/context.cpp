@@ -143,14 +143,14 @@ Instance::~Instance() {
 
 std::vector<DeviceCaps> Instance::devices() const {
   std::vector<DeviceCaps> caps;
-  for (uint32_t i = 0; i < physical_devices_.size(); ++i) caps.push_back(query_caps(physical_devices_[i], i));
+  for (uint32_t i = 0; i < physical_devices_.size(); ++i) caps.push_back(query_caps(instance_, physical_devices_[i], i));
   return caps;
 }
 
 // ---------------------------------------------------------------------------------------------
 // Capability records
 
-DeviceCaps query_caps(VkPhysicalDevice pd, uint32_t index) {
+DeviceCaps query_caps(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
   const auto extensions = device_extensions(pd);
   auto has = [&](const char* name) { return extensions.count(name) != 0; };
 
@@ -220,6 +220,32 @@ DeviceCaps query_caps(VkPhysicalDevice pd, uint32_t index) {
   c.integer_dot_product = has("VK_KHR_shader_integer_dot_product");
   c.cooperative_matrix = has("VK_KHR_cooperative_matrix") || has("VK_NV_cooperative_matrix");
   c.push_descriptor = has(VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  c.cooperative_matrix_nv = has(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  if (c.cooperative_matrix_nv) {
+    auto fn = reinterpret_cast<PFN_vkGetPhysicalDeviceCooperativeMatrixPropertiesNV>(
+        vkGetInstanceProcAddr(instance, "vkGetPhysicalDeviceCooperativeMatrixPropertiesNV"));
+    uint32_t n = 0;
+    if (fn && fn(pd, &n, nullptr) == VK_SUCCESS && n) {
+      std::vector<VkCooperativeMatrixPropertiesNV> props(n, {VK_STRUCTURE_TYPE_COOPERATIVE_MATRIX_PROPERTIES_NV});
+      if (fn(pd, &n, props.data()) == VK_SUCCESS) {
+        auto type = [](VkComponentTypeNV t) -> std::string {
+          switch (t) {
+            case VK_COMPONENT_TYPE_FLOAT16_NV: return "f16";
+            case VK_COMPONENT_TYPE_FLOAT32_NV: return "f32";
+            case VK_COMPONENT_TYPE_SINT8_NV: return "s8";
+            case VK_COMPONENT_TYPE_UINT8_NV: return "u8";
+            case VK_COMPONENT_TYPE_SINT32_NV: return "s32";
+            case VK_COMPONENT_TYPE_UINT32_NV: return "u32";
+            default: return "t" + std::to_string(int(t));
+          }
+        };
+        for (const auto& m : props)
+          c.cooperative_matrix_shapes.push_back(std::to_string(m.MSize) + "x" + std::to_string(m.NSize) + "x" +
+                                                std::to_string(m.KSize) + " " + type(m.AType) + "*" + type(m.BType) +
+                                                "+" + type(m.CType) + (m.scope == VK_SCOPE_SUBGROUP_NV ? " subgroup" : ""));
+      }
+    }
+  }
   c.timestamps = p.limits.timestampComputeAndGraphics && p.limits.timestampPeriod > 0;
   c.timestamp_period_ns = p.limits.timestampPeriod;
 

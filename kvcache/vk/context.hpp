@@ -53,7 +53,7 @@ class Instance {
                                                    const VkDebugUtilsMessengerCallbackDataEXT*, void*);
 };
 
-DeviceCaps query_caps(VkPhysicalDevice physical_device, uint32_t index);
+DeviceCaps query_caps(VkInstance instance, VkPhysicalDevice physical_device, uint32_t index);
 
 // Picks a device: by index ("1") or name substring ("H100") when `selector` is non-empty
 // (or TKV_DEVICE is set), else the best supported one (discrete > integrated > virtual > CPU).
