@@ -34,17 +34,42 @@ struct ReducePush {
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
-PlanRequest request(const DecodeOptions& o) {
-  return {o.splits, o.variant, o.profile_mode, o.dims_per_lane, o.unroll};
-}
-
 }  // namespace
+
+PolicyChoice resolve_request(const DispatchPolicy& policy, const DecodeShape& shape, const DecodeOptions& options) {
+  PolicyChoice c = apply_environment(policy.choose(shape));
+  std::string changed;
+  if (options.variant != Variant::automatic) {
+    c.request.variant = options.variant;
+    c.variant_forced = true;
+    changed += " variant " + std::string(variant_name(options.variant));
+  }
+  if (options.splits) {
+    c.request.splits = options.splits;
+    changed += " splits " + std::to_string(options.splits);
+  }
+  if (options.dims_per_lane) {
+    c.request.dims_per_lane = options.dims_per_lane;
+    changed += " dims per lane " + std::to_string(options.dims_per_lane);
+  }
+  if (options.unroll) {
+    c.request.unroll = options.unroll;
+    changed += " unroll " + std::to_string(options.unroll);
+  }
+  c.request.mode = options.profile_mode;
+  if (!changed.empty()) c.reason += "; options:" + changed;
+  return c;
+}
 
 Decoder::Decoder(KvCache& cache, uint32_t q_heads) : cache_(cache), q_heads_(q_heads) {
   const uint32_t kv = cache.config().kv_heads;
   if (q_heads == 0 || q_heads % kv != 0 || q_heads / kv > 16)
     fail(ErrorCode::invalid_argument, "decoder: " + std::to_string(q_heads) + " query heads must be " +
                                           std::to_string(kv) + " KV heads times a GQA ratio of 1 to 16");
+  std::string warning;
+  policy_ = DispatchPolicy::for_device(cache.context().caps(), "", &warning);
+  if (!warning.empty()) spdlog::warn("turbokv dispatch policy: {}", warning);
+  spdlog::debug("turbokv dispatch policy: {}", policy_.source());
 }
 
 Decoder::~Decoder() = default;
@@ -61,7 +86,7 @@ DecodeShape Decoder::shape(uint32_t layer, std::span<const SequenceId> seqs, uin
   if (layer >= c.layers)
     fail(ErrorCode::invalid_argument, "decode: layer " + std::to_string(layer) + " is out of range (the cache has " +
                                           std::to_string(c.layers) + ")");
-  DecodeShape s{c.k_type, c.v_type, c.head_dim, q_heads_, c.kv_heads, uint32_t(seqs.size()), m, 0};
+  DecodeShape s{c.k_type, c.v_type, c.head_dim, q_heads_, c.kv_heads, uint32_t(seqs.size()), m, 0, c.page_size};
   for (SequenceId seq : seqs) {
     const uint32_t len = cache_.length(seq, layer);  // throws not_found for unknown sequences
     if (m > len)
@@ -73,9 +98,31 @@ DecodeShape Decoder::shape(uint32_t layer, std::span<const SequenceId> seqs, uin
   return s;
 }
 
+DecodePlan Decoder::make_plan(const DecodeShape& s, const DecodeOptions& options) const {
+  const auto& caps = cache_.context().caps();
+  PolicyChoice c = resolve_request(policy_, s, options);
+  DecodePlan p;
+  try {
+    p = plan_decode(caps, s, c.request);
+  } catch (const Error& e) {
+    // A tuned variant was measured on other shapes; its shared-memory tables (qlut, smem) may
+    // not fit this one. The plan's own variant keeps the call running; a variant the caller or
+    // the environment named is not second-guessed.
+    if (c.variant_forced || c.request.variant == Variant::automatic || e.code() != ErrorCode::invalid_argument) throw;
+    c.reason += std::string("; ") + std::string(variant_name(c.request.variant)) + " cannot run this shape (" +
+                e.what() + "), the plan's variant instead";
+    c.request.variant = Variant::automatic;
+    p = plan_decode(caps, s, c.request);
+  }
+  p.reason = c.reason + "; " + p.reason;
+  return p;
+}
+
 DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
                          const DecodeOptions& options) const {
-  return plan_decode(cache_.context().caps(), shape(layer, seqs, m), request(options));
+  const DecodePlan p = make_plan(shape(layer, seqs, m), options);
+  if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv plan layer {}: {}", layer, p.describe());
+  return p;
 }
 
 void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
@@ -88,8 +135,9 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
                      DeviceTensor out, const DecodeOptions& options) {
   const DecodeShape s = shape(layer, seqs, m);
   const auto& caps = cache_.context().caps();
-  const DecodePlan p = plan_decode(cache_.context().caps(), s, request(options));
-  spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
+  const DecodePlan p = make_plan(s, options);
+  // describe() builds a string: only when someone listens (record runs once per layer and token).
+  if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
   const auto& c = cache_.config();
   const size_t n = elements(s.batch, m);
   if (!q.buffer || !out.buffer) fail(ErrorCode::invalid_argument, "decode: q or out buffer is null");

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "attention/plan.hpp"
+#include "attention/policy.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/vk/buffer.hpp"
 
@@ -25,15 +26,17 @@ namespace tkv {
 
 enum class TensorFormat : uint32_t { f32 = 0, f16 = 1 };
 
+// Fields that name a choice (variant other than automatic, non-zero knobs) override the dispatch
+// policy and the environment (attention/policy.hpp).
 struct DecodeOptions {
   float scale = 0.0f;     // softmax scale; 0: 1/sqrt(head_dim)
   float softcap = 0.0f;   // logit soft-cap: cap * tanh(s / cap); 0: off
   uint32_t window = 0;    // sliding window: attend to the last `window` positions; 0: off
-  uint32_t splits = 0;    // split count; 0: the plan's choice
+  uint32_t splits = 0;    // split count; 0: the dispatch policy's (or the plan's) choice
   Variant variant = Variant::automatic;  // dequant implementation; automatic: the dispatch policy's
   // Profiling only: modes 1-4 give wrong outputs on purpose (see attention/variants.hpp).
   ProfileMode profile_mode = ProfileMode::full;
-  // Tuning overrides of the plan (0: the plan's choice); turboprof tune measures them.
+  // Tuning overrides (0: the dispatch policy's or the plan's choice); turboprof tune measures them.
   uint32_t dims_per_lane = 0;
   uint32_t unroll = 0;
 };
@@ -58,8 +61,17 @@ struct DeviceTensor {
   TensorFormat format = TensorFormat::f32;
 };
 
+// The request a call plans with, and why: the policy's choice for the shape, then the
+// environment's overrides (apply_environment), then the fields of `options` that name a choice
+// (variant other than automatic; splits, dims_per_lane, unroll other than 0); the profile mode
+// always comes from `options`. Pure but for reading the environment.
+PolicyChoice resolve_request(const DispatchPolicy& policy, const DecodeShape& shape, const DecodeOptions& options);
+
 class Decoder {
  public:
+  // Takes the dispatch policy for the cache's device: its tuned policy file when there is a
+  // valid one (DispatchPolicy::for_device), else the built-in defaults; a malformed file is
+  // logged as a warning, never fatal.
   Decoder(KvCache& cache, uint32_t q_heads);
   ~Decoder();
   Decoder(const Decoder&) = delete;
@@ -69,7 +81,11 @@ class Decoder {
   // Elements of q (and of out) for a batch of `batch` sequences with m queries each.
   size_t elements(uint32_t batch, uint32_t m) const;
 
-  // The plan the call would run with (no GPU work).
+  const DispatchPolicy& policy() const { return policy_; }
+  void set_policy(DispatchPolicy policy) { policy_ = std::move(policy); }
+
+  // The plan the call would run with (no GPU work): resolve_request, then plan_decode; the
+  // plan's reason starts with the policy's.
   DecodePlan plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, const DecodeOptions& options = {}) const;
 
   // Uploads q, records, submits, waits, downloads out.
@@ -83,10 +99,12 @@ class Decoder {
 
  private:
   DecodeShape shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const;
+  DecodePlan make_plan(const DecodeShape& shape, const DecodeOptions& options) const;
   void ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);
 
   KvCache& cache_;
   uint32_t q_heads_;
+  DispatchPolicy policy_;
   vk::Buffer seq_info_, partials_, q_staging_, out_staging_;
   // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
   // by the next decode(), which waits for its own submission.

@@ -6,7 +6,18 @@
 // (TKV_VARIANT=mag4, TKV_SPLITS, TKV_DPL, TKV_UNROLL); a policy file written by
 // `turboprof tune` for this device (vendor, device id and driver version must match); the
 // built-in defaults per vendor and class (NVIDIA, AMD, Intel, Apple through MoltenVK, CPU
-// drivers), which carry context-depth thresholds.
+// drivers), which carry context-depth thresholds. The table of defaults is at the top of
+// attention/policy.cpp.
+//
+// Policy file (JSON):
+//   {"format": "turbokv-policy", "version": 1,
+//    "device": {"vendor_id": 4318, "device_id": 8960, "driver_version": 2363490304, "name": "NVIDIA H100"},
+//    "rules": [{"k_type": "turbo3", "min_context": 0, "max_context": 32768, "variant": "mag4",
+//               "splits": 0, "dims_per_lane": 0, "unroll": 0, "note": "1.21x over lut8"}, ...]}
+// In a rule only "variant" is required: k_type absent means any type, max_context absent means
+// no upper bound, the knobs default to 0 (the plan's), "note" is free text for the debug log.
+// Unknown keys inside a rule are errors (a misspelt key would silently widen the rule); other
+// top-level keys are ignored, so that tools may keep their measurements next to the rules.
 #pragma once
 
 #include <cstdint>
@@ -25,16 +36,23 @@ namespace tkv {
 struct PolicyRule {
   std::optional<KvType> k_type;        // unset: any type
   uint32_t min_context = 0;
-  uint32_t max_context = UINT32_MAX;   // exclusive
-  Variant variant = Variant::mag4;
+  uint32_t max_context = UINT32_MAX;   // exclusive; UINT32_MAX: no upper bound
+  Variant variant = Variant::mag4;     // never automatic
   uint32_t splits = 0;                 // 0: the plan's
-  uint32_t dims_per_lane = 0;          // 0: the plan's
-  uint32_t unroll = 0;                 // 0: the plan's
+  uint32_t dims_per_lane = 0;          // 0: the plan's; else 4, 8, 16 or 32
+  uint32_t unroll = 0;                 // 0: the plan's; else 1, 2, 4 or 8
+  std::string note;                    // why (measurements); shown in the reason
+
+  bool matches(const DecodeShape& shape) const;
+  bool operator==(const PolicyRule&) const = default;
 };
 
 struct PolicyChoice {
   PlanRequest request;                 // variant and knobs to plan with
   std::string reason;                  // which source and rule decided, for the debug log
+  // The variant was named by the environment or the caller rather than by a policy: it is used
+  // as given (a policy's variant may be replaced when the plan cannot run it on a shape).
+  bool variant_forced = false;
 };
 
 class DispatchPolicy {
@@ -42,32 +60,44 @@ class DispatchPolicy {
   // The built-in defaults for a device (by vendor and class).
   static DispatchPolicy defaults(const DeviceCaps& caps);
   // Reads a policy file (JSON). Throws tkv::Error(io) naming the file and the problem when it is
-  // unreadable or malformed, or when its device key does not match `caps`.
+  // unreadable or malformed, or when its device key does not match `caps`. Shapes no rule of
+  // the file covers fall back to the defaults for `caps`.
   static DispatchPolicy load(const std::string& path, const DeviceCaps& caps);
   // The policy an engine uses on `caps`: the file at `path` (or the default location when empty)
-  // if present and valid, else the defaults; a malformed file is reported through `warning`.
+  // if present and valid, else the defaults; a malformed file is reported through `warning`
+  // (set to "" otherwise). A missing file is not a problem: most devices are never tuned.
   static DispatchPolicy for_device(const DeviceCaps& caps, const std::string& path = "",
                                    std::string* warning = nullptr);
   // Where turboprof tune writes, and engines look for, this device's policy file:
-  // <TKV_CACHE_DIR or ~/.cache/turbokv>/policy-<vendor id>-<device id>-<driver version>.json
+  // <TKV_CACHE_DIR, else $XDG_CACHE_HOME/turbokv, else ~/.cache/turbokv>/
+  //   policy-<vendor id>-<device id>-<driver version>.json   (ids in hex)
+  // "" when none of those variables is set.
   static std::string default_path(const DeviceCaps& caps);
 
   // The choice for a call (pure; ignores the environment).
   PolicyChoice choose(const DecodeShape& shape) const;
-  // Writes the policy as JSON (with its device key).
+  // Writes the policy as JSON (with its device key), atomically: a temporary file renamed over
+  // `path`, so that a reader never sees half a file. Creates the directory. Throws Error(io).
   void save(const std::string& path, const DeviceCaps& caps) const;
 
   const std::vector<PolicyRule>& rules() const { return rules_; }
-  void set_rules(std::vector<PolicyRule> rules) { rules_ = std::move(rules); }
-  const std::string& source() const { return source_; }  // "defaults: NVIDIA", "file: /path"
+  // Replaces the rules (the defaults stay behind them for shapes they do not cover). Throws
+  // Error(invalid_argument) for a rule that a file could not hold (automatic variant, knob
+  // values outside their sets, an empty context range).
+  void set_rules(std::vector<PolicyRule> rules);
+  // "defaults: NVIDIA", "file: /path", "rules set by the caller".
+  const std::string& source() const { return source_; }
 
  private:
   std::vector<PolicyRule> rules_;
+  std::vector<PolicyRule> fallback_;   // the device's defaults, for shapes no rule covers
   std::string source_;
+  std::string fallback_source_;
 };
 
 // Applies the environment's overrides (TKV_VARIANT, TKV_SPLITS, TKV_DPL, TKV_UNROLL) to a choice;
-// a malformed value is an error naming the variable.
+// a malformed value is an error naming the variable. Unset or empty variables change nothing;
+// TKV_VARIANT=auto keeps the policy's variant.
 PolicyChoice apply_environment(PolicyChoice choice);
 
 }  // namespace tkv
