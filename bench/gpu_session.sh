@@ -14,7 +14,7 @@ if ! build/profile/turboprof devices >/dev/null 2>&1; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 export TKV_CACHE_DIR=/tmp/tkv-pipelines
-B=build
+B=${TKV_BUILD:-build}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 # At most 8 files come back from $OUT: keep to devices.txt, tests.txt and two folders of three.
