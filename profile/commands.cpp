@@ -1,11 +1,8 @@
 #include "profile/commands.hpp"
 
 #include <nlohmann/json.hpp>
-#include <unistd.h>
 
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -13,88 +10,14 @@
 #include "kvcache/error.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/vk/context.hpp"
+#include "profile/common.hpp"
 #include "profile/measure.hpp"
 #include "profile/table.hpp"
 #include "profile/workloads.hpp"
 
 namespace tkv::prof {
-namespace {
 
 using nlohmann::json;
-
-std::string mib(uint64_t bytes) { return fixed(double(bytes) / (1 << 20), 1) + " MiB"; }
-
-// Progress on a terminal only; nothing when stderr is piped.
-void progress(const std::string& text) {
-  static const bool tty = isatty(fileno(stderr));
-  if (tty) std::fprintf(stderr, "\r\033[K%s", text.c_str());
-}
-void progress_done() {
-  static const bool tty = isatty(fileno(stderr));
-  if (tty) std::fprintf(stderr, "\r\033[K");
-}
-
-json caps_json(const DeviceCaps& c) {
-  json heaps = json::array();
-  for (const auto& h : c.heaps) heaps.push_back({{"bytes", h.size}, {"device_local", h.device_local}});
-  return {{"index", c.index},
-          {"name", c.name},
-          {"vendor", vendor_name(c.vendor)},
-          {"vendor_id", c.vendor_id},
-          {"device_id", c.device_id},
-          {"class", device_class_name(c.device_class)},
-          {"driver", c.driver_name},
-          {"driver_info", c.driver_info},
-          {"api_version", api_version_string(c.api_version)},
-          {"subgroup_size", c.subgroup_size},
-          {"subgroup_size_range", {c.min_subgroup_size, c.max_subgroup_size}},
-          {"compute_units", c.compute_units},
-          {"max_shared_memory", c.max_shared_memory},
-          {"max_storage_buffer_range", c.max_storage_buffer_range},
-          {"fp16", c.fp16_arithmetic},
-          {"int8", c.int8_arithmetic},
-          {"storage_16bit", c.storage_16bit},
-          {"storage_8bit", c.storage_8bit},
-          {"integer_dot_product", c.integer_dot_product},
-          {"cooperative_matrix", c.cooperative_matrix},
-          {"heaps", heaps},
-          {"supported", c.unsupported_reason().empty()},
-          {"unsupported_reason", c.unsupported_reason()}};
-}
-
-struct Shape {
-  std::string name;
-  uint32_t q_heads, kv_heads, head_dim;
-};
-
-Shape resolve_shape(const CommonOptions& o) {
-  if (o.q_heads || o.kv_heads || o.head_dim) {
-    if (!o.q_heads || !o.kv_heads || !o.head_dim)
-      fail(ErrorCode::invalid_argument, "--q-heads, --kv-heads and --head-dim go together");
-    return {"custom", o.q_heads, o.kv_heads, o.head_dim};
-  }
-  const auto& w = find_workload(o.workload);
-  return {w.name, w.q_heads, w.kv_heads, w.head_dim};
-}
-
-std::vector<uint32_t> resolve_depths(const CommonOptions& o, const DeviceCaps& caps) {
-  if (!o.ctx.empty()) return parse_depths(o.ctx);
-  return caps.device_class == DeviceClass::cpu ? parse_depths("1k,4k") : parse_depths("4k,32k,128k");
-}
-
-void write_file(const std::string& dir, const std::string& name, const std::string& content) {
-  std::filesystem::create_directories(dir);
-  const auto path = std::filesystem::path(dir) / name;
-  const auto tmp = path.string() + ".tmp";
-  {
-    std::ofstream f(tmp, std::ios::trunc);
-    f << content;
-    if (!f) fail(ErrorCode::io, "cannot write " + path.string());
-  }
-  std::filesystem::rename(tmp, path);
-}
-
-}  // namespace
 
 std::string TypePair::label() const {
   return k == v ? std::string(type_name(k)) : std::string(type_name(k)) + "/" + std::string(type_name(v));
@@ -110,7 +33,9 @@ std::vector<TypePair> parse_type_pairs(const std::string& text) {
   std::string item;
   while (std::getline(ss, item, ',')) {
     const auto slash = item.find('/');
-    if (slash == std::string::npos) {
+    if (item == "all") {
+      for (KvType t : kAllTypes) pairs.push_back({t, t});
+    } else if (slash == std::string::npos) {
       const KvType t = parse_type(item);
       pairs.push_back({t, t});
     } else {
@@ -209,17 +134,17 @@ int run_profile(const CommonOptions& o) {
   auto ctx = vk::Context::create(co);
   const auto& caps = ctx->caps();
   const Shape shape = resolve_shape(o);
-  const auto depths = resolve_depths(o, caps);
+  const auto depths = resolve_depths(o, caps, "1k,4k", "4k,32k,128k");
   const auto pairs = parse_type_pairs(o.types);
+  const auto variants = parse_variants(o.variants);
+  const auto modes = parse_modes(o.modes.empty() ? "0-4" : o.modes);
+  const auto dpls = parse_uint_list(o.dpl, "--dpl");
+  const auto unrolls = parse_uint_list(o.unroll, "--unroll");
+  OutputFiles files(o.out_dir);
 
   // Check every point fits before measuring anything: a bad depth fails fast, with no output.
   for (uint32_t depth : depths)
-    for (const auto& p : pairs) {
-      CacheConfig cfg{1, shape.kv_heads, shape.head_dim, p.k, p.v, 64,
-                      uint64_t(depth) * o.batch + 64ull * o.batch, o.batch};
-      KvCache::validate(caps, cfg);
-      plan_decode(caps, {p.k, p.v, shape.head_dim, shape.q_heads, shape.kv_heads, o.batch, o.m, depth});
-    }
+    for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
   progress("measuring the read bandwidth");
   const uint64_t big = std::min<uint64_t>({1ull << 30, caps.max_storage_buffer_range & ~uint64_t(255),
@@ -227,8 +152,6 @@ int run_profile(const CommonOptions& o) {
   const Timing peak = measure_read(*ctx, big, o.repeat);
   const double peak_gbs = double(big) / (peak.median_us * 1e3);
 
-  const auto variants = parse_variants(o.variants);
-  const auto modes = parse_modes(o.modes);
   Table table({"type", "variant", "mode", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "% of mode 1",
                "x floor", "splits", "dpl", "unroll", "isolates"});
   json rows = json::array();
@@ -240,8 +163,8 @@ int run_profile(const CommonOptions& o) {
       const uint64_t bytes = bench.kv_bytes_per_call();
       const Timing floor = measure_read(*ctx, bytes, o.repeat);
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
-      for (uint32_t dpl : parse_uint_list(o.dpl, "--dpl"))
-      for (uint32_t unroll : parse_uint_list(o.unroll, "--unroll"))
+      for (uint32_t dpl : dpls)
+      for (uint32_t unroll : unrolls)
       for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
         double mode1_us = 0;
         std::vector<std::pair<ProfileMode, Timing>> timed;
@@ -294,14 +217,18 @@ int run_profile(const CommonOptions& o) {
   progress_done();
 
   json doc = {{"device", caps_json(caps)},
-              {"workload", {{"name", shape.name}, {"q_heads", shape.q_heads}, {"kv_heads", shape.kv_heads},
-                            {"head_dim", shape.head_dim}}},
+              {"workload", shape_json(shape)},
               {"batch", o.batch},
               {"m", o.m},
               {"repeat", o.repeat},
               {"read_bandwidth_gb_per_s", peak_gbs},
               {"read_bandwidth_bytes", big},
               {"rows", rows}};
+  std::ostringstream csv;
+  table.write_csv(csv);
+  files.add("profile.csv", csv.str());
+  files.add("profile.json", doc.dump(2) + "\n");
+  files.commit();
   if (o.json) {
     std::cout << doc.dump(2) << "\n";
   } else {
@@ -312,12 +239,6 @@ int run_profile(const CommonOptions& o) {
     table.print(std::cout);
     std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes;\n"
                  "% of mode 1 = mode 1's time / this time. Modes 1-4 give wrong outputs on purpose: for profiling only.\n";
-  }
-  if (!o.out_dir.empty()) {
-    std::ostringstream csv;
-    table.write_csv(csv);
-    write_file(o.out_dir, "profile.csv", csv.str());
-    write_file(o.out_dir, "profile.json", doc.dump(2) + "\n");
   }
   return 0;
 }

@@ -15,7 +15,7 @@ struct CommonOptions {
   uint32_t q_heads = 0, kv_heads = 0, head_dim = 0;  // explicit shape overrides the workload
   std::string types;       // "turbo3,q8_0/turbo3"; empty: every type
   std::string variants = "auto";  // "all", "auto" (the policy's choice) or a list
-  std::string modes = "0-4";      // "0-4", "0" or a list
+  std::string modes;              // "0-4", "0" or a list; empty: the subcommand's default
   std::string dpl = "0";          // dims per lane (tuning): "0" (plan) or a list "4,8,16"
   std::string unroll = "0";       // tokens per team per step (tuning): "0" or a list
   std::string ctx;         // depths; empty: a default per device class
@@ -23,6 +23,10 @@ struct CommonOptions {
   uint32_t m = 1;
   std::string device;
   uint32_t repeat = 20;
+  uint32_t layers = 0;     // decode-step view: layers per step; 0: the workload's (custom shape: 32)
+  uint32_t seed = 1;       // check: synthetic K/V/Q
+  std::string policy_path; // tune: where to write the policy; empty: DispatchPolicy::default_path
+  bool dry_run = false;    // tune: measure and print, write no policy file
   bool json = false;
   std::string out_dir;
 };
@@ -38,5 +42,9 @@ std::vector<uint32_t> parse_uint_list(const std::string& text, const char* optio
 
 int run_devices(const CommonOptions& o);
 int run_profile(const CommonOptions& o);
+int run_sweep(const CommonOptions& o);
+// Exit status 1 when a figure exceeds its bound.
+int run_check(const CommonOptions& o);
+int run_tune(const CommonOptions& o);
 
 }  // namespace tkv::prof

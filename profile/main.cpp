@@ -4,9 +4,29 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 
 #include "kvcache/error.hpp"
 #include "profile/commands.hpp"
+
+namespace {
+
+// Errors print as one line (some messages list devices on lines of their own).
+std::string one_line(std::string text) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  std::string out;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] != '\n') {
+      out += text[i];
+      continue;
+    }
+    while (i + 1 < text.size() && text[i + 1] == ' ') ++i;
+    out += !out.empty() && out.back() == ':' ? " " : "; ";
+  }
+  return out;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   using namespace tkv::prof;
@@ -14,7 +34,7 @@ int main(int argc, char** argv) {
   CLI::App app{"turboprof: profile flash-attention decode over a compressed (turbo) KV cache on Vulkan"};
   app.require_subcommand(1);
   CommonOptions o;
-  auto common = [&](CLI::App* cmd) {
+  auto shape = [&](CLI::App* cmd) {
     cmd->add_option("--workload", o.workload, "llama8b | qwen7b | mha64 | wide256")->capture_default_str();
     cmd->add_option("--q-heads", o.q_heads, "query heads (with --kv-heads and --head-dim: overrides the workload)");
     cmd->add_option("--kv-heads", o.kv_heads, "KV heads");
@@ -22,36 +42,68 @@ int main(int argc, char** argv) {
     cmd->add_option("--types", o.types, "types or K/V pairs: turbo3,q8_0,q8_0/turbo3 (default: all)");
     cmd->add_option("--variants", o.variants, "dequant variants: all, auto (the policy's choice) or a list")
         ->capture_default_str();
-    cmd->add_option("--modes", o.modes, "profile modes: 0-4 or a list (1-4 are for profiling only)")
-        ->capture_default_str();
-    cmd->add_option("--dpl", o.dpl, "tuning: dims per lane, 0 (the plan's) or a list 4,8,16");
-    cmd->add_option("--unroll", o.unroll, "tuning: tokens per team per step, 0 (the plan's) or a list 1,2,4");
     cmd->add_option("--ctx", o.ctx, "context depths: 1k..128k (doubling) or a list 4k,32k");
     cmd->add_option("--batch", o.batch, "sequences per call (ragged lengths)")->check(CLI::Range(1, 256));
     cmd->add_option("--m", o.m, "queries per sequence")->check(CLI::Range(1, 8));
     cmd->add_option("--device", o.device, "device index or name substring");
-    cmd->add_option("--repeat", o.repeat, "timed calls per point")->check(CLI::Range(1, 10000));
     cmd->add_flag("--json", o.json, "machine-readable output on stdout");
-    cmd->add_option("--out", o.out_dir, "directory for CSV / JSON files");
+  };
+  auto timing = [&](CLI::App* cmd, const char* modes_default) {
+    cmd->add_option("--modes", o.modes, std::string("profile modes: 0-4 or a list (1-4 are for profiling only; "
+                                                    "default ") + modes_default + ")");
+    cmd->add_option("--repeat", o.repeat, "timed calls per point (medians)")->check(CLI::Range(1, 10000));
   };
   auto* devices = app.add_subcommand("devices", "every Vulkan device, its capabilities and its plan");
   devices->add_flag("--json", o.json, "machine-readable output on stdout");
-  auto* profile = app.add_subcommand("profile", "one workload at one or more context depths");
-  common(profile);
+  auto* profile = app.add_subcommand("profile", "one workload at one or more context depths, modes 0-4");
+  shape(profile);
+  timing(profile, "0-4");
+  profile->add_option("--dpl", o.dpl, "tuning: dims per lane, 0 (the plan's) or a list 4,8,16");
+  profile->add_option("--unroll", o.unroll, "tuning: tokens per team per step, 0 (the plan's) or a list 1,2,4");
+  profile->add_option("--out", o.out_dir, "directory for profile.csv and profile.json");
+  auto* sweep = app.add_subcommand("sweep", "context depths x types x variants: table, CSV, JSON, SVG plot, tokens/s");
+  shape(sweep);
+  timing(sweep, "0");
+  sweep->add_option("--layers", o.layers, "layers of a decode step (default: the workload's; custom shapes: 32)")
+      ->check(CLI::Range(1, 1024));
+  sweep->add_option("--out", o.out_dir, "directory for sweep.csv, sweep.json and sweep.svg");
+  auto* check = app.add_subcommand("check", "accuracy per type against exact attention, and kernel exactness; "
+                                            "exits 1 when a figure exceeds its bound");
+  shape(check);
+  check->add_option("--seed", o.seed, "seed of the synthetic K/V/Q")->capture_default_str();
+  check->add_option("--out", o.out_dir, "directory for check.csv and check.json");
+  auto* tune = app.add_subcommand("tune", "time every variant per turbo K type and depth; write the fastest as "
+                                          "this device's dispatch policy");
+  shape(tune);
+  tune->add_option("--repeat", o.repeat, "timed calls per point (medians)")->check(CLI::Range(1, 10000));
+  tune->add_option("--dpl", o.dpl, "also try dims per lane for the fastest variant: a list 4,8,16 (0: no)");
+  tune->add_option("--unroll", o.unroll, "also try tokens per team per step: a list 1,2,4 (0: no)");
+  tune->add_option("--policy", o.policy_path, "policy file to write (default: this device's, in the cache directory)");
+  tune->add_flag("--dry-run", o.dry_run, "measure and print; write no policy file");
+  tune->add_option("--out", o.out_dir, "directory for tune.csv and tune.json");
 
   try {
     app.parse(argc, argv);
-  } catch (const CLI::ParseError& e) {
+  } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    // One line naming the problem, like every other error.
+    std::fprintf(stderr, "turboprof: %s\n", one_line(e.what()).c_str());
+    return e.get_exit_code() ? e.get_exit_code() : 2;
   }
   try {
     if (*devices) return run_devices(o);
     if (*profile) return run_profile(o);
+    if (*sweep) return run_sweep(o);
+    if (*check) return run_check(o);
+    if (*tune) return run_tune(o);
   } catch (const tkv::Error& e) {
-    std::fprintf(stderr, "turboprof: %s\n", e.what());
+    std::fprintf(stderr, "turboprof: %s\n", one_line(e.what()).c_str());
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "turboprof: unexpected error: %s\n", e.what());
+    std::fprintf(stderr, "turboprof: unexpected error: %s\n", one_line(e.what()).c_str());
     return 3;
   }
   return 0;

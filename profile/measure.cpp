@@ -42,19 +42,22 @@ Timing summarize(std::vector<double> samples) {
 }
 
 Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
-  const uint64_t region = std::max<uint64_t>((bytes + 255) & ~uint64_t(255), 256);
-  const uint64_t limit = std::min<uint64_t>(ctx.caps().max_storage_buffer_range, 0xffffffffull);
-  if (region > limit) fail(ErrorCode::capacity, "read floor: " + std::to_string(bytes) + " bytes exceed one buffer");
-  const uint32_t copies = uint32_t(std::clamp<uint64_t>(kRotateBytes / region, 1, 16));
-  std::vector<vk::Buffer> buffers;
-  for (uint32_t i = 0; i < copies; ++i) buffers.emplace_back(ctx, region, vk::MemoryKind::device);
+  const uint64_t total = std::max<uint64_t>((bytes + 255) & ~uint64_t(255), 256);
+  const uint64_t limit = std::min<uint64_t>(ctx.caps().max_storage_buffer_range, 0xffffffffull) & ~uint64_t(255);
+  // Reads larger than one buffer (a ragged batch's K and V together can be) are split into
+  // buffers read by consecutive dispatches within one timed span.
+  const uint64_t chunks = (total + limit - 1) / limit;
+  const uint64_t chunk = ((total + chunks - 1) / chunks + 255) & ~uint64_t(255);
+  const uint32_t copies = uint32_t(std::clamp<uint64_t>(kRotateBytes / total, 1, 16));
+  std::vector<vk::Buffer> buffers;  // [copy][chunk]
+  for (uint32_t i = 0; i < copies * chunks; ++i) buffers.emplace_back(ctx, chunk, vk::MemoryKind::device);
   vk::Buffer sink(ctx, 65536 * 4, vk::MemoryKind::device);
   ctx.run([&](vk::Recorder& r) {
     for (auto& b : buffers) r.fill(b, 0, VK_WHOLE_SIZE, 0x9e3779b9u);  // never zeros
     r.barrier();
   });
   const uint32_t local = 256;
-  const uint32_t count = uint32_t(region / 16);
+  const uint32_t count = uint32_t(chunk / 16);
   // Enough workgroups for every unit, each invocation streaming at least 8 vectors, 4 in flight.
   const uint32_t groups = std::clamp<uint32_t>(count / (local * 8), 1, 65535);
   const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4});
@@ -63,8 +66,10 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
     if (timed) timer.reset(r);
     for (uint32_t i = 0; i < repeats; ++i) {
       if (timed) timer.write(r, 2 * i);
-      r.bind(p, {buffers[i % copies], sink}, count);
-      r.dispatch(groups);
+      for (uint64_t c = 0; c < chunks; ++c) {
+        r.bind(p, {buffers[(i % copies) * chunks + c], sink}, count);
+        r.dispatch(groups);
+      }
       if (timed) timer.write(r, 2 * i + 1);
       r.barrier();
     }
@@ -87,27 +92,33 @@ std::vector<uint32_t> ragged_lengths(uint32_t batch, uint32_t depth, uint32_t m)
   return lengths;
 }
 
-DecodeBench::DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& setup)
-    : ctx_(std::move(ctx)), setup_(setup) {
+CacheConfig DecodeBench::cache_config(const DecodeSetup& setup) {
   const auto lengths = ragged_lengths(setup.batch, setup.depth, setup.m);
   uint64_t tokens = 0;
   for (uint32_t l : lengths) tokens += l;
   const uint32_t page = 64;
-  const uint64_t capacity = tokens + uint64_t(page) * setup.batch;
-  if (setup_.layers == 0) {
-    const RowLayout k = RowLayout::make(setup.k_type, setup.head_dim), v = RowLayout::make(setup.v_type, setup.head_dim);
-    const uint64_t layer_bytes = capacity * setup.kv_heads * (k.device_row_bytes() + v.device_row_bytes());
-    setup_.layers = uint32_t(std::clamp<uint64_t>(kRotateBytes / std::max<uint64_t>(layer_bytes, 1) + 1, 1, 8));
-  }
   CacheConfig cfg;
-  cfg.layers = setup_.layers;
+  cfg.layers = setup.layers;
   cfg.kv_heads = setup.kv_heads;
   cfg.head_dim = setup.head_dim;
   cfg.k_type = setup.k_type;
   cfg.v_type = setup.v_type;
   cfg.page_size = page;
-  cfg.capacity_tokens = capacity;
+  cfg.capacity_tokens = tokens + uint64_t(page) * setup.batch;
   cfg.max_sequences = setup.batch;
+  if (cfg.layers == 0) {
+    const RowLayout k = RowLayout::make(setup.k_type, setup.head_dim), v = RowLayout::make(setup.v_type, setup.head_dim);
+    const uint64_t layer_bytes = cfg.capacity_tokens * setup.kv_heads * (k.device_row_bytes() + v.device_row_bytes());
+    cfg.layers = uint32_t(std::clamp<uint64_t>(kRotateBytes / std::max<uint64_t>(layer_bytes, 1) + 1, 1, 8));
+  }
+  return cfg;
+}
+
+DecodeBench::DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& setup)
+    : ctx_(std::move(ctx)), setup_(setup) {
+  const auto lengths = ragged_lengths(setup.batch, setup.depth, setup.m);
+  const CacheConfig cfg = cache_config(setup);
+  setup_.layers = cfg.layers;
   cache_ = std::make_unique<KvCache>(ctx_, cfg);
   decoder_ = std::make_unique<Decoder>(*cache_, setup.q_heads);
 
@@ -157,6 +168,26 @@ Timing DecodeBench::time(uint32_t repeats, const DecodeOptions& options) {
       if (timed) timer.write(r, 2 * i);
       decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()}, {out_.handle(), 0, out_.size()},
                        options);
+      if (timed) timer.write(r, 2 * i + 1);
+    }
+  };
+  warm_up(*ctx_, [&](vk::Recorder& r) { record(r, false); });
+  ctx_->run([&](vk::Recorder& r) { record(r, true); });
+  const auto ns = timer.read_ns();
+  std::vector<double> us;
+  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+  return summarize(us);
+}
+
+Timing DecodeBench::time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options) {
+  vk::TimestampPool timer(*ctx_, 2 * repeats);
+  auto record = [&](vk::Recorder& r, bool timed) {
+    if (timed) timer.reset(r);
+    for (uint32_t i = 0; i < repeats; ++i) {
+      if (timed) timer.write(r, 2 * i);
+      for (uint32_t layer = 0; layer < layers; ++layer)
+        decoder_->record(r, layer % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
+                         {out_.handle(), 0, out_.size()}, options);
       if (timed) timer.write(r, 2 * i + 1);
     }
   };

@@ -18,8 +18,8 @@ struct Timing {
 };
 Timing summarize(std::vector<double> samples_us);
 
-// Time of a streaming read of `bytes` bytes (one dispatch each), rotating through enough copies
-// to exceed the GPU's caches.
+// Time of a streaming read of `bytes` bytes (one dispatch each, or one per buffer when `bytes`
+// exceed the device's largest buffer), rotating through enough copies to exceed the GPU's caches.
 Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats);
 
 struct DecodeSetup {
@@ -37,6 +37,9 @@ class DecodeBench {
  public:
   DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& setup);
   ~DecodeBench();
+  // The cache the bench would allocate (layers resolved): KvCache::validate(caps, it) tells
+  // whether a point fits before anything is measured.
+  static CacheConfig cache_config(const DecodeSetup& setup);
 
   const DecodeSetup& setup() const { return setup_; }
   KvCache& cache() { return *cache_; }
@@ -47,6 +50,9 @@ class DecodeBench {
   DecodePlan plan(const DecodeOptions& options = {}) const;
   // Times `repeats` calls (each on the next layer), after one warm-up submission.
   Timing time(uint32_t repeats, const DecodeOptions& options = {});
+  // Times `repeats` decode steps: `layers` calls (a model's layers, rotating over the bench's
+  // cache layers) recorded back to back in one command buffer, as an engine records a step.
+  Timing time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options = {});
   // Runs one call and returns its output (f32), for checks.
   std::vector<float> run_once(const std::vector<float>& q, const DecodeOptions& options = {});
 

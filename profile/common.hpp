@@ -1,0 +1,58 @@
+// What turboprof's subcommands share: the resolved shape and depths, progress on a terminal,
+// device records as JSON, and output files that appear only when a run completes.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "kvcache/vk/caps.hpp"
+#include "profile/commands.hpp"
+
+namespace tkv::prof {
+
+struct Shape {
+  std::string name;
+  uint32_t q_heads, kv_heads, head_dim;
+  uint32_t layers;  // of the model: the decode-step view
+};
+// The workload, or the explicit --q-heads/--kv-heads/--head-dim (all three or none).
+Shape resolve_shape(const CommonOptions& o);
+nlohmann::json shape_json(const Shape& s);
+
+// --ctx, or `cpu_default` / `gpu_default` by device class when it is empty.
+std::vector<uint32_t> resolve_depths(const CommonOptions& o, const DeviceCaps& caps, const char* cpu_default,
+                                     const char* gpu_default);
+
+// Fails (one line naming the point and the reason) when a measurement point cannot run on this
+// device: the cache DecodeBench would allocate, plus the streaming read of the same bytes, must
+// fit its buffers and memory, and the plan must exist for every variant asked for. Called for
+// every point before anything is measured, so that a bad depth fails fast with no output.
+void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pair, uint32_t depth, uint32_t batch,
+                 uint32_t m, const std::vector<Variant>& variants);
+
+// Progress on a terminal only; nothing when stderr is piped.
+void progress(const std::string& text);
+void progress_done();
+
+nlohmann::json caps_json(const DeviceCaps& c);
+std::string mib(uint64_t bytes);
+
+// Files for --out, kept in memory until commit(): a failed run leaves no file behind, and a
+// completed one replaces each file whole (written to NAME.tmp, then renamed).
+class OutputFiles {
+ public:
+  // Rejects an --out that exists and is not a directory before anything is measured.
+  explicit OutputFiles(std::string dir);
+  void add(const std::string& name, std::string content) { files_[name] = std::move(content); }
+  void commit() const;
+
+ private:
+  std::string dir_;
+  std::map<std::string, std::string> files_;
+};
+
+}  // namespace tkv::prof
