@@ -42,6 +42,8 @@ for step in "$@"; do
         > "$OUT/diag/run1.txt" 2>&1
       grep -E "built pipeline decode " "$OUT/diag/run1.txt" | sed 's/.*constants //' | sort | uniq -c | head -40
       grep -E "^(f16|turbo3) " "$OUT/diag/run1.txt" ;;
+    sweep)  # depth sweep of every type (policy's variant): table, CSV, JSON, SVG
+      $B/profile/turboprof sweep --workload llama8b --ctx 1k..128k --repeat 20 --out "$OUT/sweep" 2>&1 | tail -30 ;;
     *) echo "unknown step $step" ;;
   esac
 done

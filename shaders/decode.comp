@@ -57,6 +57,7 @@ const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2 * K_GROUPS);
 const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2 * V_GROUPS);
 const uint QDIM = K_DIM > V_DIM ? K_DIM : V_DIM;
 const uint NTEAMS = WG / TEAM;
+const uint DPL4 = DPL / 4;  // vec4s per lane row: arrays of vec4 stay in registers
 // A step: STEP consecutive tokens of one page, staged in shared memory as raw rows (bits, then
 // scales) by coalesced 16-byte loads of the whole workgroup, fetched one step ahead.
 const uint STEP = NTEAMS * UNROLL;
@@ -151,7 +152,7 @@ float load_q(uint index) {
 // smem variant: the team dequantizes a row into shared memory with a strided assignment (lane L
 // takes dims L, L + TEAM, ...), then each lane reads back its own contiguous dims.
 // Profile modes other than 0 produce through the contiguous loader (which applies the mode).
-void smem_row(bool is_k, uint row, uint team, uint lane, out float v[DPL]) {
+void smem_row(bool is_k, uint row, uint team, uint lane, out vec4 v[DPL4]) {
   const uint dims = is_k ? K_DIM : V_DIM;
   if (MODE == MODE_FULL) {
     [[unroll]] for (uint k = 0; k < DPL; ++k) {
@@ -161,13 +162,13 @@ void smem_row(bool is_k, uint row, uint team, uint lane, out float v[DPL]) {
   } else if (lane * DPL < dims) {
     if (is_k) kq_load(row, lane * DPL, v);
     else vq_load(row, lane * DPL, v);
-    [[unroll]] for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i];
+    [[unroll]] for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i >> 2][i & 3u];
   }
   subgroupMemoryBarrierShared();
   subgroupBarrier();
   [[unroll]] for (uint i = 0; i < DPL; ++i) {
     const uint d = lane * DPL + i;
-    v[i] = d < dims ? ssh[team * QDIM + d] : 0.0;
+    v[i >> 2][i & 3u] = d < dims ? ssh[team * QDIM + d] : 0.0;
   }
   subgroupBarrier();
 }
@@ -205,9 +206,9 @@ void main() {
     }
     barrier();
   }
-  float q[ROWS][DPL];
+  vec4 q[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j)
-    [[unroll]] for (uint i = 0; i < DPL; ++i) q[j][i] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
+    [[unroll]] for (uint i = 0; i < DPL; ++i) q[j * DPL4 + i / 4][i % 4] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
   if (USE_QLUT) {
     for (uint e = tid; e < ROWS * K_DIM * NC; e += WG) {
       const uint c = e % NC, jd = e / NC, j = jd / K_DIM, d = jd % K_DIM;
@@ -224,11 +225,12 @@ void main() {
     lo_pos[j] = gr < RM ? ((pc.window > 0 && hi_pos[j] + 1 > pc.window) ? hi_pos[j] + 1 - pc.window : 0u) : 1u;
   }
 
-  float m_run[ROWS], l_run[ROWS], o[ROWS][DPL];
+  float m_run[ROWS], l_run[ROWS];
+  vec4 o[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     m_run[j] = NEG_INF;
     l_run[j] = 0.0;
-    [[unroll]] for (uint i = 0; i < DPL; ++i) o[j][i] = 0.0;
+    [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] = vec4(0.0);
   }
 
   // Fetch a step ahead: the loads of step n+1 are in flight while step n is computed.
@@ -285,27 +287,27 @@ void main() {
       const uint i = u * NTEAMS + team;  // the token's index in the step
       const bool valid = base + i < end;
       const uint row = i * K_BITS_ROW;
-      float kv[DPL];
+      vec4 kv[DPL4];
       if (USE_SMEM) smem_row(true, row, team, lane, kv);
       else if (d0 < K_DIM) kq_load(row, d0, kv);
-      else [[unroll]] for (uint k = 0; k < DPL; ++k) kv[k] = 0.0;
+      else [[unroll]] for (uint c = 0; c < DPL4; ++c) kv[c] = vec4(0.0);
       const float sc = d0 < K_DIM ? kq_scale(0u, i, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
       float r[NC];  // reglut: centroid x scale of every entry, indexed by the loaded indices
       if (K_REGLUT)
         [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        float dot = 0.0;
+        float acc = 0.0;
         if (USE_QLUT) {
           [[unroll]] for (uint k = 0; k < DPL; ++k)
-            if (d0 + k < K_DIM) dot += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k])];
-          dot *= sc;
+            if (d0 + k < K_DIM) acc += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k / 4][k % 4])];
+          acc *= sc;
         } else if (K_REGLUT) {
-          [[unroll]] for (uint k = 0; k < DPL; ++k) dot += q[j][k] * r[uint(kv[k])];
+          [[unroll]] for (uint k = 0; k < DPL; ++k) acc += q[j * DPL4 + k / 4][k % 4] * r[uint(kv[k / 4][k % 4])];
         } else {
-          [[unroll]] for (uint k = 0; k < DPL; ++k) dot += q[j][k] * kv[k];
-          dot *= sc;
+          [[unroll]] for (uint c = 0; c < DPL4; ++c) acc += dot(q[j * DPL4 + c], kv[c]);
+          acc *= sc;
         }
-        s[u][j] = valid ? dot : 0.0;
+        s[u][j] = valid ? acc : 0.0;
       }
     }
     [[unroll]] for (uint off = 1; off < TEAM; off <<= 1)
@@ -327,7 +329,7 @@ void main() {
       const float alpha = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_new);
       m_run[j] = m_new;
       l_run[j] *= alpha;
-      [[unroll]] for (uint k = 0; k < DPL; ++k) o[j][k] *= alpha;
+      [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] *= alpha;
       [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
         const float p = s[u][j] == NEG_INF ? 0.0 : exp(s[u][j] - m_new);
         s[u][j] = p;
@@ -340,25 +342,25 @@ void main() {
       const uint i = u * NTEAMS + team;
       const bool valid = base + i < end;
       const uint row = i * V_BITS_ROW;
-      float vv[DPL];
+      vec4 vv[DPL4];
       if (USE_SMEM) {
         smem_row(false, row, team, lane, vv);
-        if (!valid) [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = 0.0;  // 0 * NaN would be NaN
+        if (!valid) [[unroll]] for (uint c = 0; c < DPL4; ++c) vv[c] = vec4(0.0);  // 0 * NaN would be NaN
       } else if (valid && d0 < V_DIM) {
         vq_load(row, d0, vv);
       } else {
-        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = 0.0;
+        [[unroll]] for (uint c = 0; c < DPL4; ++c) vv[c] = vec4(0.0);
       }
       float sc = d0 < V_DIM ? vq_scale(0u, i, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
       if (V_REGLUT) {
         float r[V_NC];
         [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
-        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k] = r[uint(vv[k])];
+        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k / 4][k % 4] = r[uint(vv[k / 4][k % 4])];
         sc = 1.0;
       }
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float p = s[u][j] * sc;  // 0 for tail tokens and masked positions
-        [[unroll]] for (uint k = 0; k < DPL; ++k) o[j][k] += p * vv[k];
+        [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] += p * vv[c];
       }
     }
   }
@@ -376,7 +378,8 @@ void main() {
         const float c = m2 == NEG_INF ? 0.0 : exp(m2 - mx);
         m_run[j] = mx;
         l_run[j] = a * l_run[j] + c * l2;
-        [[unroll]] for (uint k = 0; k < DPL; ++k) o[j][k] = a * o[j][k] + c * subgroupShuffleXor(o[j][k], off);
+        [[unroll]] for (uint k = 0; k < DPL4; ++k)
+          o[j * DPL4 + k] = a * o[j * DPL4 + k] + c * subgroupShuffleXor(o[j * DPL4 + k], off);
       }
     }
   }
@@ -406,7 +409,7 @@ void main() {
         const float a = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_all[j]);
         [[unroll]] for (uint i = 0; i < DPL; ++i) {
           const uint d = d0 + i;
-          if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j][i];
+          if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j * DPL4 + i / 4][i % 4];
         }
       }
     barrier();

@@ -3,7 +3,9 @@
 // A lane owns DPL consecutive dims of a row, all inside one scale group. TKV_DEFINE_DEQUANT
 // instantiates, for one word array (K or V rows laid out as a page region of REGION_ROWS rows:
 // the bits of every row, then their scales) whose type and geometry are specialization constants,
-//   PREFIX_load(row, d0, out float v[DPL])   the raw values (before the group's scale)
+//   PREFIX_load(row, d0, out vec4 v[DPL / 4]) the raw values (before the group's scale), 4 per vec4:
+//                                            arrays of vec4 stay in registers where float arrays of
+//                                            more than 16 elements went to local memory on NVIDIA
 //   PREFIX_scale(region, slot, g)             the group's f16 scale (turbo norm, q8_0 d)
 // The dequant variant (how bits become values) and the profile mode (what is read at all) are
 // specialization constants too, so each pipeline carries one implementation.
@@ -65,27 +67,27 @@ float turbo_centroid(uint type, uint variant, uint idx) {
     return unpackHalf2x16((off & 2u) != 0u ? (w >> 16) : w).x;                                                   \
   }                                                                                                              \
   /* `row`: byte offset of the row's bits; d0: first dim (a multiple of DPL). */                                 \
-  void PREFIX##_load(uint row, uint d0, out float v[DPL]) {                                                      \
+  void PREFIX##_load(uint row, uint d0, out vec4 v[DPL4]) { /* DPL4 = DPL / 4, declared by the includer */                                                      \
     if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                        \
-      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = MODE == MODE_NORM ? 1.0 : 0.0;                                       \
+      [[unroll]] for (uint i = 0; i < DPL4; ++i) v[i] = vec4(MODE == MODE_NORM ? 1.0 : 0.0);                                       \
       return;                                                                                                    \
     }                                                                                                            \
     if (MODE == MODE_NORM) { /* f16 has no scale: touch one word of the lane's chunk */                           \
       const float h = unpackHalf2x16(TKV_WORD(POOL, row + 2u * d0)).x;                                           \
-      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = h;                                                                   \
+      [[unroll]] for (uint i = 0; i < DPL4; ++i) v[i] = vec4(h);                                                                   \
       return;                                                                                                    \
     }                                                                                                            \
     if (TYPE == TYPE_F16) {                                                                                      \
       [[unroll]] for (uint i = 0; i < DPL; i += 2) {                                                                        \
         const uint w = TKV_WORD(POOL, row + 2u * (d0 + i));                                                      \
         const vec2 h = unpackHalf2x16(w);                                                                        \
-        v[i] = h.x;                                                                                              \
-        v[i + 1] = h.y;                                                                                          \
+        v[i >> 2][i & 3u] = h.x;                                                                                 \
+        v[i >> 2][(i & 3u) + 1u] = h.y;                                                                          \
       }                                                                                                          \
     } else if (TYPE == TYPE_Q8_0) {                                                                              \
       [[unroll]] for (uint i = 0; i < DPL; i += 4) {                                                                        \
         const int w = int(TKV_WORD(POOL, row + d0 + i));                                                         \
-        [[unroll]] for (uint k = 0; k < 4; ++k) v[i + k] = float(bitfieldExtract(w, int(8u * k), 8));                       \
+        [[unroll]] for (uint k = 0; k < 4; ++k) v[i >> 2][k] = float(bitfieldExtract(w, int(8u * k), 8));                       \
       }                                                                                                          \
     } else {                                                                                                     \
       /* turbo: the lane's low index bits (and turbo3's sign bits) as whole words */                              \
@@ -107,18 +109,18 @@ float turbo_centroid(uint type, uint variant, uint idx) {
           if (MODE == MODE_NOSIGN) idx |= TYPE == TYPE_TURBO3 ? 4u : 1u << (lbits - 1u);                          \
           const uint top = TYPE == TYPE_TURBO2 ? 3u : TYPE == TYPE_TURBO3 ? 7u : 15u;                            \
           if (VARIANT == VARIANT_QLUT || VARIANT == VARIANT_REGLUT) { /* they consume the index itself */        \
-            v[i + k] = float(MODE == MODE_CONST ? top | (idx & ZERO) : idx);                                     \
+            v[(i + k) >> 2][(i + k) & 3u] = float(MODE == MODE_CONST ? top | (idx & ZERO) : idx);                                     \
           } else if (MODE == MODE_CONST) {                                                                       \
-            v[i + k] = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & ZERO);                              \
+            v[(i + k) >> 2][(i + k) & 3u] = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & ZERO);                              \
           } else {                                                                                               \
-            v[i + k] = turbo_centroid(TYPE, VARIANT, idx);                                                       \
+            v[(i + k) >> 2][(i + k) & 3u] = turbo_centroid(TYPE, VARIANT, idx);                                                       \
           }                                                                                                      \
         }                                                                                                        \
       }                                                                                                          \
       return;                                                                                                    \
     }                                                                                                            \
     if (MODE == MODE_CONST)                                                                                      \
-      [[unroll]] for (uint i = 0; i < DPL; ++i) v[i] = 1.0 + float(floatBitsToUint(v[i]) & ZERO);                           \
+      [[unroll]] for (uint i = 0; i < DPL4; ++i) v[i] = vec4(1.0) + vec4(floatBitsToUint(v[i]) & uvec4(ZERO));                           \
   }
 
 // One element's raw value (before the scale), for the smem variant's strided producers.
