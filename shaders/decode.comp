@@ -102,8 +102,8 @@ shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, th
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
 shared float ssh[SSIZE];                // smem: one dequantized row per team
-shared uint kst[K_STAGE_BYTES / 4];     // the step's K rows: bits of STEP rows, then their scales
-shared uint vst[V_STAGE_BYTES / 4];
+shared uvec4 kst[K_VECS];              // the step's K rows: bits of STEP rows, then their scales
+shared uvec4 vst[V_VECS];
 
 TKV_DEFINE_DEQUANT(kq, kst, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, STEP, DPL, VARIANT, MODE, pc.zero)
 TKV_DEFINE_DEQUANT(vq, vst, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, STEP, DPL, V_VARIANT, MODE, pc.zero)
@@ -251,21 +251,11 @@ void main() {
     barrier();  // the previous step is no longer read from kst / vst
     [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
       const uint j = tid + r * WG;
-      if (j < K_VECS) {
-        kst[4 * j] = pre_k[r].x;
-        kst[4 * j + 1] = pre_k[r].y;
-        kst[4 * j + 2] = pre_k[r].z;
-        kst[4 * j + 3] = pre_k[r].w;
-      }
+      if (j < K_VECS) kst[j] = pre_k[r];  // one 16-byte store: no bank conflicts
     }
     [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
       const uint j = tid + r * WG;
-      if (j < V_VECS) {
-        vst[4 * j] = pre_v[r].x;
-        vst[4 * j + 1] = pre_v[r].y;
-        vst[4 * j + 2] = pre_v[r].z;
-        vst[4 * j + 3] = pre_v[r].w;
-      }
+      if (j < V_VECS) vst[j] = pre_v[r];
     }
     const uint next = base + STEP;
     if (next < end) {

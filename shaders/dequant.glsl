@@ -57,7 +57,8 @@ float turbo_centroid(uint type, uint variant, uint idx) {
   return type == TYPE_TURBO2 ? C2[idx] : type == TYPE_TURBO3 ? C3[idx] : C4[idx];
 }
 
-#define TKV_WORD(POOL, byte_off) POOL[(byte_off) >> 2]
+// The 32-bit word at byte offset `byte_off` of an array of uvec4 (16-byte staging stores).
+#define TKV_WORD(POOL, byte_off) POOL[(byte_off) >> 4][((byte_off) >> 2) & 3u]
 
 #define TKV_DEFINE_DEQUANT(PREFIX, POOL, TYPE, GROUP, GROUPS, BITS_ROW, REGION_ROWS, DPL, VARIANT, MODE, ZERO)               \
   float PREFIX##_scale(uint region, uint slot, uint g) {                                                         \
