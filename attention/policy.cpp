@@ -25,8 +25,8 @@ using nlohmann::json;
 // One row per vendor or class, matched top to bottom (the CPU row first: a CPU driver's vendor
 // id says little about its hardware). Below `threshold` tokens of context the `below` variant
 // runs, from it on the `above` variant; kNever: one variant at every depth.
-// PLACEHOLDERS: these are guesses until `turboprof tune` has measured the crossovers on each
-// class of device; replace them with measured numbers (and say where they come from).
+// Only the NVIDIA row is measured (one H200, 2026-11-22); the others are guesses until `turboprof
+// tune` has measured the crossovers on such a device: replace them and say where they come from.
 constexpr uint32_t kNever = UINT32_MAX;
 
 struct DefaultRow {
@@ -40,7 +40,9 @@ struct DefaultRow {
 
 constexpr DefaultRow kDefaultTable[] = {
     {"CPU driver", true, Vendor::other, kNever, Variant::mag4, Variant::mag4},
-    {"NVIDIA", false, Vendor::nvidia, 32768, Variant::mag4, Variant::lut8},
+    // Measured on an H200 (bench/results/2026-11-22-h200-profile.md): alu fastest for turbo3 and
+    // turbo4 at 8K and 32K (3-10% ahead of mag4/lut8), mag4 at 128K (within 3% of alu).
+    {"NVIDIA", false, Vendor::nvidia, 65536, Variant::alu, Variant::mag4},
     {"AMD", false, Vendor::amd, kNever, Variant::alu, Variant::alu},
     {"Intel", false, Vendor::intel, kNever, Variant::alu, Variant::alu},
     {"Apple (MoltenVK)", false, Vendor::apple, kNever, Variant::alu, Variant::alu},

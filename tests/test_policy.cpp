@@ -186,17 +186,18 @@ std::string policy_text(const DeviceCaps& caps, const std::string& rules) {
 // ---- built-in defaults ----
 
 TEST_F(PolicyTest, NvidiaSwitchesVariantAtTheTableThreshold) {
-  for (uint32_t ctx : {1u, 512u, 16384u, 32767u}) EXPECT_EQ(chosen(h100(), ctx), Variant::mag4) << ctx;
-  for (uint32_t ctx : {32768u, 65536u, 131072u, 1u << 20}) EXPECT_EQ(chosen(h100(), ctx), Variant::lut8) << ctx;
+  // The H200 measurement of 2026-11-22: alu below 64K tokens, mag4 from 64K.
+  for (uint32_t ctx : {1u, 512u, 16384u, 65535u}) EXPECT_EQ(chosen(h100(), ctx), Variant::alu) << ctx;
+  for (uint32_t ctx : {65536u, 131072u, 1u << 20}) EXPECT_EQ(chosen(h100(), ctx), Variant::mag4) << ctx;
   const auto c = DispatchPolicy::defaults(h100()).choose(llama8b(131072));
   EXPECT_NE(c.reason.find("defaults: NVIDIA"), std::string::npos) << c.reason;
-  EXPECT_NE(c.reason.find("context >= 32768"), std::string::npos) << c.reason;
+  EXPECT_NE(c.reason.find("context >= 65536"), std::string::npos) << c.reason;
   EXPECT_FALSE(c.variant_forced);
   // The defaults leave the knobs to the plan, and the plan accepts the choice.
   EXPECT_EQ(c.request.splits, 0u);
   EXPECT_EQ(c.request.dims_per_lane, 0u);
   EXPECT_EQ(c.request.unroll, 0u);
-  EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::lut8);
+  EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::mag4);
 }
 
 TEST_F(PolicyTest, AmdIntelAndAppleUseAluAtEveryDepth) {
@@ -225,11 +226,11 @@ TEST_F(PolicyTest, CpuDriversUseMag4WhateverTheVendorId) {
 TEST_F(PolicyTest, SelectionIsPureAndIgnoresTheEnvironment) {
   const auto policy = DispatchPolicy::defaults(h100());
   const auto a = policy.choose(llama8b(4096));
-  ScopedEnv env("TKV_VARIANT", "alu");
+  ScopedEnv env("TKV_VARIANT", "qlut");
   const auto b = policy.choose(llama8b(4096));
   EXPECT_EQ(a.request.variant, b.request.variant);
   EXPECT_EQ(a.reason, b.reason);
-  EXPECT_EQ(b.request.variant, Variant::mag4);
+  EXPECT_EQ(b.request.variant, Variant::alu);
 }
 
 TEST_F(PolicyTest, NonTurboTypesSayTheVariantDoesNotApply) {
@@ -284,7 +285,7 @@ TEST_F(PolicyTest, FileRulesMatchInOrderAndFallBackToTheDefaults) {
   const auto q = DispatchPolicy::load(partial, h100());
   EXPECT_EQ(q.choose(llama8b(100, KvType::turbo4)).request.variant, Variant::smem);
   c = q.choose(llama8b(65536, KvType::turbo3));
-  EXPECT_EQ(c.request.variant, Variant::lut8);
+  EXPECT_EQ(c.request.variant, Variant::mag4);
   EXPECT_NE(c.reason.find("no rule for turbo3 at context 65536"), std::string::npos) << c.reason;
   EXPECT_NE(c.reason.find("defaults: NVIDIA"), std::string::npos) << c.reason;
 }
@@ -390,7 +391,7 @@ TEST_F(PolicyTest, DefaultPathIsPerDeviceAndDriverInTheCacheDirectory) {
 
 TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   const auto base = DispatchPolicy::defaults(h100()).choose(llama8b(100));
-  EXPECT_EQ(apply_environment(base).request.variant, Variant::mag4);  // nothing set: unchanged
+  EXPECT_EQ(apply_environment(base).request.variant, Variant::alu);  // nothing set: unchanged
   EXPECT_EQ(apply_environment(base).reason, base.reason);
   {
     ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2");
@@ -406,7 +407,7 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   {  // Empty values and TKV_VARIANT=auto leave the policy's choice.
     ScopedEnv v("TKV_VARIANT", "auto"), s("TKV_SPLITS", "");
     const auto c = apply_environment(base);
-    EXPECT_EQ(c.request.variant, Variant::mag4);
+    EXPECT_EQ(c.request.variant, Variant::alu);
     EXPECT_FALSE(c.variant_forced);
     EXPECT_EQ(c.request.splits, 0u);
   }
@@ -433,7 +434,7 @@ TEST_F(PolicyTest, PrecedenceThroughResolveRequest) {
   auto policy = DispatchPolicy::defaults(h100());
   DecodeOptions options;
   auto c = resolve_request(policy, shape, options);
-  EXPECT_EQ(c.request.variant, Variant::mag4);  // defaults
+  EXPECT_EQ(c.request.variant, Variant::alu);  // defaults
   EXPECT_EQ(c.request.splits, 0u);
 
   policy.set_rules({{.variant = Variant::lut8, .splits = 4, .dims_per_lane = 8, .unroll = 1}});
