@@ -44,6 +44,12 @@ for step in "$@"; do
       grep -E "^(f16|turbo3) " "$OUT/diag/run1.txt" ;;
     sweep)  # depth sweep of every type (policy's variant): table, CSV, JSON, SVG
       $B/profile/turboprof sweep --workload llama8b --ctx 1k..128k --repeat 20 --out "$OUT/sweep" 2>&1 | tail -30 ;;
+    order)  # does the order of measurements change a point? (profile vs sweep disagreed 5x at 8K)
+      P=$B/profile/turboprof
+      TKV_LOG=trace $P profile --types turbo3 --ctx 8k --variants mag4 --modes 0 --repeat 20 2>&1 | grep -E "memory type|^turbo3" | sort | uniq -c | head
+      $P sweep --types turbo3 --ctx 8k --repeat 20 2>&1 | grep -E "^turbo3"
+      $P profile --types f16,turbo3 --ctx 8k --variants lut8,mag4 --modes 0,1 --repeat 20 2>&1 | grep -E "^(f16|turbo3)"
+      $P profile --types turbo3 --ctx 8k --variants mag4 --modes 0 --repeat 20 2>&1 | grep -E "^turbo3" ;;
     *) echo "unknown step $step" ;;
   esac
 done

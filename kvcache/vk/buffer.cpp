@@ -1,5 +1,7 @@
 #include "kvcache/vk/buffer.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <cstring>
 #include <string>
 #include <utility>
@@ -44,6 +46,9 @@ Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : device_(ctx.devic
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
     TKV_VK(vkAllocateMemory(device_, &alloc, nullptr, &memory_));
+    spdlog::trace("turbokv: buffer of {} bytes in memory type {} (device local {}, host visible {})", size_,
+                  type, ctx.memory_type_has(type, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
+                  ctx.memory_type_has(type, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT));
     TKV_VK(vkBindBufferMemory(device_, buffer_, memory_, 0));
     if (ctx.memory_type_has(type, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT))
       TKV_VK(vkMapMemory(device_, memory_, 0, VK_WHOLE_SIZE, 0, &mapped_));
