@@ -28,6 +28,9 @@ uint32_t min_subgroup(const DeviceCaps& caps) {
 
 uint32_t codebook_size(KvType t) { return t == KvType::turbo2 ? 4 : t == KvType::turbo3 ? 8 : 16; }
 
+// The decode kernel reads a split's page numbers into shared memory (MAX_SPLIT_PAGES there).
+constexpr uint32_t kMaxSplitPages = 512;
+
 // Registers: a lane holds rows x DPL query values and as many output accumulators.
 constexpr uint32_t kLaneRegisterBudget = 64;
 
@@ -44,7 +47,7 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   const uint32_t ssize = p.variant == Variant::smem ? p.workgroup / p.team * qdim : 1;
   const RowLayout k = RowLayout::make(s.k_type, s.head_dim), v = RowLayout::make(s.v_type, s.head_dim);
   const uint32_t staged = p.tokens_per_step() * (k.device_row_bytes() + v.device_row_bytes());
-  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize) + staged;
+  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize + kMaxSplitPages) + staged;
 }
 
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
@@ -124,6 +127,13 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.chunk = std::max(step, ceil_div(ctx, splits) / step * step);
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
+  }
+  // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
+  // chunk / page_size of them): longer splits are cut into more.
+  const uint32_t max_chunk = (kMaxSplitPages - 1) * s.page_size / step * step;
+  if (p.chunk > max_chunk) {
+    p.chunk = max_chunk;
+    p.reason += "; splits of at most " + std::to_string(max_chunk) + " tokens (page list in shared memory)";
   }
   p.splits = ceil_div(ctx, p.chunk);
   p.workgroups = p.splits * base;

@@ -50,6 +50,9 @@ for step in "$@"; do
       $P sweep --types turbo3 --ctx 8k --repeat 20 2>&1 | grep -E "^turbo3"
       $P profile --types f16,turbo3 --ctx 8k --variants lut8,mag4 --modes 0,1 --repeat 20 2>&1 | grep -E "^(f16|turbo3)"
       $P profile --types turbo3 --ctx 8k --variants mag4 --modes 0 --repeat 20 2>&1 | grep -E "^turbo3" ;;
+    modes01)  # mode 0 against mode 1 for every type, the policy's variant
+      $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --modes 0,1 --repeat 20 2>&1 \
+        | grep -E "^(f16|q8_0|turbo)" | awk '{print $1, $2, $3, $4, $5, $8, $10, $11}' ;;
     *) echo "unknown step $step" ;;
   esac
 done

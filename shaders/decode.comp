@@ -102,6 +102,10 @@ shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, th
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
 shared float ssh[SSIZE];                // smem: one dequantized row per team
+// The split's page numbers, read once: a page-table load in the step loop put a second global
+// load latency in series with every step's fetch. The plan keeps a split within this many pages.
+const uint MAX_SPLIT_PAGES = 512;
+shared uint split_pages[MAX_SPLIT_PAGES];
 shared uvec4 kst[K_VECS];              // the step's K rows: bits of STEP rows, then their scales
 shared uvec4 vst[V_VECS];
 
@@ -186,6 +190,9 @@ void main() {
   const uint end = min(len, start + pc.chunk);
   const uint d0 = lane * DPL;
 
+  const uint first_page = start / PAGE_SIZE;
+  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+
   // Query rows (scaled), rotated by the cache's rotation when K is turbo.
   for (uint e = tid; e < ROWS * QDIM; e += WG) {
     const uint j = e / QDIM, d = e % QDIM, gr = row_chunk * ROWS + j;
@@ -236,7 +243,7 @@ void main() {
   // Fetch a step ahead: the loads of step n+1 are in flight while step n is computed.
   uvec4 pre_k[PRE_K], pre_v[PRE_V];
   {
-    const uint page0 = pages[table + start / PAGE_SIZE], slot0 = start % PAGE_SIZE;
+    const uint page0 = split_pages[0], slot0 = start % PAGE_SIZE;
     [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
       const uint j = tid + r * WG;
       pre_k[r] = j < K_VECS ? fetch_k(page0, kvh, slot0, j) : uvec4(0);
@@ -259,7 +266,7 @@ void main() {
     }
     const uint next = base + STEP;
     if (next < end) {
-      const uint page1 = pages[table + next / PAGE_SIZE], slot1 = next % PAGE_SIZE;
+      const uint page1 = split_pages[next / PAGE_SIZE - first_page], slot1 = next % PAGE_SIZE;
       [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
         const uint j = tid + r * WG;
         if (j < K_VECS) pre_k[r] = fetch_k(page1, kvh, slot1, j);
