@@ -50,7 +50,4 @@ void upload(Context& ctx, Buffer& dst, uint64_t offset, std::span<const std::byt
 // Copies `out.size()` bytes from `src` at `offset` to the host, and waits.
 void download(Context& ctx, const Buffer& src, uint64_t offset, std::span<std::byte> out);
 
-template <class T>
-std::span<const std::byte> as_bytes_of(std::span<const T> s) { return std::as_bytes(s); }
-
 }  // namespace tkv::vk
