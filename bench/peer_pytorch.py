@@ -102,8 +102,11 @@ def plan(args):
 
 class Runner:
     def __init__(self, args):
-        import torch  # lazily: not installed where the scripts are checked
-        import torch.nn.functional as F
+        try:  # lazily: torch is on the GPU machine, not where the scripts are checked
+            import torch
+            import torch.nn.functional as F
+        except ImportError as e:
+            raise SystemExit("peer_pytorch: cannot import torch (%s); --dry-run needs none" % e)
 
         self.torch = torch
         self.F = F
@@ -117,7 +120,6 @@ class Runner:
         self.gen.manual_seed(1234)
 
     def _backend_api(self):
-        torch = self.torch
         try:
             from torch.nn.attention import SDPBackend, sdpa_kernel
         except ImportError as e:  # torch < 2.3
@@ -128,7 +130,6 @@ class Runner:
             "efficient": getattr(SDPBackend, "EFFICIENT_ATTENTION", None),
             "math": getattr(SDPBackend, "MATH", None),
         }
-        del torch
         return sdpa_kernel, enum
 
     def _has_enable_gqa(self):
@@ -255,6 +256,8 @@ class Runner:
                     "repeat": n,
                     "max_abs_err": err,
                 }
+                if reasons:
+                    row["fallback_from"] = reasons
                 if err is not None and not err < args.tolerance:
                     row["check"] = "failed: max |out - exact| = %g >= %g" % (err, args.tolerance)
                 return row, None
@@ -282,7 +285,7 @@ class Runner:
         ev = [(torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)) for _ in range(n)]
         sleep = getattr(torch.cuda, "_sleep", None)
         if sleep is not None and not args.no_queue:
-            sleep(int(args.queue_cycles))  # keeps the GPU busy while Python queues the timed calls
+            sleep(int(args.queue_cycles + n * 1e5))  # keeps the GPU busy while Python queues the timed calls
         for j in range(n):
             ev[j][0].record()
             calls[j % len(calls)]()

@@ -58,6 +58,14 @@ const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2 * V_GROUPS);
 const uint QDIM = K_DIM > V_DIM ? K_DIM : V_DIM;
 const uint NTEAMS = WG / TEAM;
 const uint DPL4 = DPL / 4;  // vec4s per lane row: arrays of vec4 stay in registers
+// Per-row state as vec4 over rows, for the same reason: float arrays indexed in loops were left in
+// local memory (H200 statistics).
+const uint ROWS4 = (ROWS + 3) / 4;
+#define SC(u, j) s[(u) * ROWS4 + (j) / 4][(j) % 4]
+#define MR(j) m_run[(j) / 4][(j) % 4]
+#define LR(j) l_run[(j) / 4][(j) % 4]
+#define HI(j) hi_pos[(j) / 4][(j) % 4]
+#define LO(j) lo_pos[(j) / 4][(j) % 4]
 // A step: STEP consecutive tokens of one page, staged in shared memory as raw rows (bits, then
 // scales) by coalesced 16-byte loads of the whole workgroup, fetched one step ahead.
 const uint STEP = NTEAMS * UNROLL;
@@ -225,18 +233,18 @@ void main() {
   barrier();  // qsh is reused after the loop
 
   // The positions each row may see: causal among the new tokens, then the window.
-  uint hi_pos[ROWS], lo_pos[ROWS];
+  uvec4 hi_pos[ROWS4], lo_pos[ROWS4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     const uint gr = row_chunk * ROWS + j;
-    hi_pos[j] = gr < RM ? len - M + gr / GQA : 0u;
-    lo_pos[j] = gr < RM ? ((pc.window > 0 && hi_pos[j] + 1 > pc.window) ? hi_pos[j] + 1 - pc.window : 0u) : 1u;
+    HI(j) = gr < RM ? len - M + gr / GQA : 0u;
+    LO(j) = gr < RM ? ((pc.window > 0 && HI(j) + 1 > pc.window) ? HI(j) + 1 - pc.window : 0u) : 1u;
   }
 
-  float m_run[ROWS], l_run[ROWS];
+  vec4 m_run[ROWS4], l_run[ROWS4];
   vec4 o[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-    m_run[j] = NEG_INF;
-    l_run[j] = 0.0;
+    MR(j) = NEG_INF;
+    LR(j) = 0.0;
     [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] = vec4(0.0);
   }
 
@@ -278,7 +286,7 @@ void main() {
     }
     barrier();
 
-    float s[UNROLL][ROWS];
+    vec4 s[UNROLL * ROWS4];
     // Scores: each lane's partial dot products from the staged rows, then summed across the team.
     [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
       const uint i = u * NTEAMS + team;  // the token's index in the step
@@ -304,33 +312,33 @@ void main() {
           [[unroll]] for (uint c = 0; c < DPL4; ++c) acc += dot(q[j * DPL4 + c], kv[c]);
           acc *= sc;
         }
-        s[u][j] = valid ? acc : 0.0;
+        SC(u, j) = valid ? acc : 0.0;
       }
     }
     [[unroll]] for (uint off = 1; off < TEAM; off <<= 1)
       [[unroll]] for (uint u = 0; u < UNROLL; ++u)
-        [[unroll]] for (uint j = 0; j < ROWS; ++j) s[u][j] += subgroupShuffleXor(s[u][j], off);
+        [[unroll]] for (uint j = 0; j < ROWS; ++j) SC(u, j) += subgroupShuffleXor(SC(u, j), off);
 
     // Online softmax over the step's tokens, per row.
     [[unroll]] for (uint j = 0; j < ROWS; ++j) {
       float mx = NEG_INF;
       [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
         const uint t = base + u * NTEAMS + team;
-        float v = s[u][j];
+        float v = SC(u, j);
         if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
-        v = (t < end && t >= lo_pos[j] && t <= hi_pos[j]) ? v : NEG_INF;
-        s[u][j] = v;
+        v = (t < end && t >= LO(j) && t <= HI(j)) ? v : NEG_INF;
+        SC(u, j) = v;
         mx = max(mx, v);
       }
-      const float m_new = max(m_run[j], mx);
-      const float alpha = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_new);
-      m_run[j] = m_new;
-      l_run[j] *= alpha;
+      const float m_new = max(MR(j), mx);
+      const float alpha = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - m_new);
+      MR(j) = m_new;
+      LR(j) *= alpha;
       [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] *= alpha;
       [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-        const float p = s[u][j] == NEG_INF ? 0.0 : exp(s[u][j] - m_new);
-        s[u][j] = p;
-        l_run[j] += p;
+        const float p = SC(u, j) == NEG_INF ? 0.0 : exp(SC(u, j) - m_new);
+        SC(u, j) = p;
+        LR(j) += p;
       }
     }
 
@@ -356,7 +364,7 @@ void main() {
         sc = 1.0;
       }
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        const float p = s[u][j] * sc;  // 0 for tail tokens and masked positions
+        const float p = SC(u, j) * sc;  // 0 for tail tokens and masked positions
         [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] += p * vv[c];
       }
     }
@@ -369,12 +377,12 @@ void main() {
   [[unroll]] for (uint off = TEAM; off < 128u; off <<= 1) {
     if (off < gl_SubgroupSize) {
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        const float m2 = subgroupShuffleXor(m_run[j], off), l2 = subgroupShuffleXor(l_run[j], off);
-        const float mx = max(m_run[j], m2);
-        const float a = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - mx);
+        const float m2 = subgroupShuffleXor(MR(j), off), l2 = subgroupShuffleXor(LR(j), off);
+        const float mx = max(MR(j), m2);
+        const float a = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - mx);
         const float c = m2 == NEG_INF ? 0.0 : exp(m2 - mx);
-        m_run[j] = mx;
-        l_run[j] = a * l_run[j] + c * l2;
+        MR(j) = mx;
+        LR(j) = a * LR(j) + c * l2;
         [[unroll]] for (uint k = 0; k < DPL4; ++k)
           o[j * DPL4 + k] = a * o[j * DPL4 + k] + c * subgroupShuffleXor(o[j * DPL4 + k], off);
       }
@@ -384,8 +392,8 @@ void main() {
   const bool leader = gl_SubgroupInvocationID < TEAM;  // the first team holds the subgroup's state
   if (leader && lane == 0)
     [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-      msh[(sg * ROWS + j) * 2] = m_run[j];
-      msh[(sg * ROWS + j) * 2 + 1] = l_run[j];
+      msh[(sg * ROWS + j) * 2] = MR(j);
+      msh[(sg * ROWS + j) * 2 + 1] = LR(j);
     }
   barrier();
   float m_all[ROWS], l_all[ROWS];
@@ -403,7 +411,7 @@ void main() {
   for (uint g = 0; g < gl_NumSubgroups; ++g) {
     if (sg == g && leader)
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        const float a = m_run[j] == NEG_INF ? 0.0 : exp(m_run[j] - m_all[j]);
+        const float a = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - m_all[j]);
         [[unroll]] for (uint i = 0; i < DPL; ++i) {
           const uint d = d0 + i;
           if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j * DPL4 + i / 4][i % 4];

@@ -1,0 +1,316 @@
+// Google Benchmark: the GPU cost of appending one token (quantize K and V) for every layer of a
+// workload, against the decode step at 4K it accompanies (target P7 of performance.md: the append
+// costs at most 5% of the step).
+//
+//   step/<workload>/<type>/<ctx>        one decode step: `layers` decode calls (one per layer) in
+//                                       one command buffer, batch 1, m 1 (DecodeBench::time_step)
+//   append/<workload>/<type>/<format>   one token's K and V rows appended to every layer from
+//                                       device buffers (KvCache::record_append, all layers recorded
+//                                       into one command buffer), at position `ctx`
+//
+// Both are GPU time between timestamps (manual time), after a warm-up, medians. The append rows
+// carry counters append_us, step_us, ratio_pct (= 100 x append_us / step_us) and target_pct (5);
+// their label "k=.. v=.. format=.. layers=.. ctx=.." is what bench/targets.py reads. The append
+// sources (one token's rows for all layers: 256 KiB for llama8b in f32) are tiny and in an engine
+// were just written by the K/V projection, so they are not rotated past the L2 cache; the decode
+// step reads a cache rotated past it (DecodeBench).
+//
+//   bench_append [--benchmark_format=json]
+//   env: TKV_BENCH_WORKLOAD (llama8b), TKV_BENCH_TYPES (all), TKV_BENCH_APPEND_CTX (4k),
+//        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (64)
+//   On a CPU device (lavapipe) the defaults shrink: 4 layers, 1K, turbo3 and f16, 4 repeats.
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <memory>
+#include <random>
+#include <span>
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kvcache/fp16.hpp"
+#include "kvcache/kv_cache.hpp"
+#include "kvcache/vk/command.hpp"
+#include "kvcache/vk/context.hpp"
+#include "kvcache/vk/timer.hpp"
+#include "profile/commands.hpp"
+#include "profile/measure.hpp"
+#include "profile/workloads.hpp"
+
+using namespace tkv;
+using namespace tkv::prof;
+
+namespace {
+
+constexpr double kTargetPct = 5.0;  // P7
+
+std::shared_ptr<vk::Context> context() {
+  static auto ctx = vk::Context::create();
+  return ctx;
+}
+
+std::string env_or(const char* name, const char* fallback) {
+  const char* v = std::getenv(name);
+  return v && *v ? v : fallback;
+}
+
+uint32_t env_uint(const char* name, uint32_t fallback) {
+  const char* v = std::getenv(name);
+  if (!v || !*v) return fallback;
+  const long n = std::strtol(v, nullptr, 10);
+  return n > 0 ? uint32_t(n) : fallback;
+}
+
+struct Settings {
+  Workload w;
+  uint32_t layers;  // of a step and of an append
+  uint32_t ctx;     // decode-step depth and append position
+  uint32_t repeat;  // timed steps / appends per iteration
+};
+
+// Runs `record` untimed until the GPU has been busy for a while (pipelines built, clocks up), as
+// profile/measure.cpp does; `after` runs after every submission (the append rolls back its tokens).
+void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record, const std::function<void()>& after) {
+  const auto start = std::chrono::steady_clock::now();
+  const auto min_time = std::chrono::milliseconds(ctx.caps().device_class == DeviceClass::cpu ? 0 : 150);
+  for (int i = 0; i < 100; ++i) {
+    ctx.run(record);
+    after();
+    if (i >= 1 && std::chrono::steady_clock::now() - start >= min_time) break;
+  }
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// The decode step at `ctx`, per type pair, shared by the step and append rows of one run.
+std::map<std::string, double>& step_cache() {
+  static std::map<std::string, double> m;
+  return m;
+}
+
+std::vector<double> time_steps(const Settings& s, TypePair pair, uint32_t iterations) {
+  DecodeBench bench(context(), {pair.k, pair.v, s.w.q_heads, s.w.kv_heads, s.w.head_dim, 1, s.ctx, 1, 0});
+  std::vector<double> medians;
+  for (uint32_t i = 0; i < iterations; ++i) medians.push_back(bench.time_step(s.layers, s.repeat).median_us);
+  return medians;
+}
+
+double step_us(const Settings& s, TypePair pair) {
+  auto& cache = step_cache();
+  const auto it = cache.find(pair.label());
+  if (it != cache.end()) return it->second;
+  return cache[pair.label()] = median(time_steps(s, pair, 1));
+}
+
+void step_bench(benchmark::State& state, Settings s, TypePair pair) {
+  std::vector<double> medians;
+  {
+    DecodeBench bench(context(), {pair.k, pair.v, s.w.q_heads, s.w.kv_heads, s.w.head_dim, 1, s.ctx, 1, 0});
+    for (auto _ : state) {
+      const Timing t = bench.time_step(s.layers, s.repeat);
+      medians.push_back(t.median_us);
+      state.SetIterationTime(t.median_us * 1e-6);
+    }
+  }
+  const double us = median(medians);
+  step_cache()[pair.label()] = us;
+  state.counters["step_us"] = us;
+  state.counters["layers"] = s.layers;
+  state.counters["ctx"] = s.ctx;
+  state.counters["call_us"] = us / s.layers;
+  state.SetLabel("k=" + std::string(type_name(pair.k)) + " v=" + std::string(type_name(pair.v)) +
+                 " layers=" + std::to_string(s.layers) + " ctx=" + std::to_string(s.ctx));
+}
+
+// A cache of `layers` layers holding one sequence of `ctx` tokens (random rows), and device
+// buffers holding a few tokens' K and V rows for every layer, [token][layer][kv_head][head_dim].
+class AppendBench {
+ public:
+  static constexpr uint32_t kSourceTokens = 4;  // distinct sources, cycled over the repeats
+
+  AppendBench(const Settings& s, TypePair pair, RowFormat format) : s_(s), format_(format) {
+    auto ctx = context();
+    const uint32_t page = 64;
+    CacheConfig cfg;
+    cfg.layers = s.layers;
+    cfg.kv_heads = s.w.kv_heads;
+    cfg.head_dim = s.w.head_dim;
+    cfg.k_type = pair.k;
+    cfg.v_type = pair.v;
+    cfg.page_size = page;
+    cfg.capacity_tokens = uint64_t(s.ctx) + s.repeat + 2 * page;
+    cfg.max_sequences = 1;
+    cache_ = std::make_unique<KvCache>(ctx, cfg);
+    seq_ = cache_->create_sequence();
+
+    // Fill every layer to ctx tokens from one random block (never zeros), as DecodeBench does.
+    const uint32_t per_token = s.w.kv_heads * s.w.head_dim;
+    const uint32_t block = std::min<uint32_t>(2048, std::max<uint32_t>(s.ctx, 1));
+    std::mt19937 rng(7);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::vector<float> k(size_t(block) * per_token), v(k.size());
+    for (size_t i = 0; i < k.size(); ++i) {
+      k[i] = n(rng) * (i % s.w.head_dim == 7 ? 20.0f : 1.0f);
+      v[i] = n(rng);
+    }
+    for (uint32_t layer = 0; layer < s.layers; ++layer)
+      for (uint32_t done = 0; done < s.ctx; done += block)
+        cache_->append(seq_, layer, std::min(block, s.ctx - done), {k.data()}, {v.data()});
+
+    // Sources: new rows for kSourceTokens tokens x every layer.
+    const size_t elems = size_t(kSourceTokens) * s.layers * per_token;
+    row_bytes_ = uint64_t(per_token) * (format == RowFormat::f16 ? 2 : 4);
+    k_src_ = make_source(elems, rng, 20.0f);
+    v_src_ = make_source(elems, rng, 1.0f);
+  }
+
+  // Appends of one token to every layer: the GPU time of each (µs), `repeat` in one submission.
+  std::vector<double> time() {
+    auto& ctx = *context();
+    const uint32_t repeat = s_.repeat;
+    vk::TimestampPool timer(ctx, 2 * repeat);
+    auto record = [&](vk::Recorder& r, bool timed) {
+      if (timed) timer.reset(r);
+      for (uint32_t i = 0; i < repeat; ++i) {
+        if (timed) timer.write(r, 2 * i);
+        const uint64_t token = i % kSourceTokens;
+        for (uint32_t layer = 0; layer < s_.layers; ++layer) {
+          const uint64_t at = (token * s_.layers + layer) * row_bytes_;
+          cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
+        }
+        if (timed) timer.write(r, 2 * i + 1);
+      }
+    };
+    const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
+    warm_up(ctx, [&](vk::Recorder& r) { record(r, false); }, rollback);
+    ctx.run([&](vk::Recorder& r) { record(r, true); });
+    rollback();
+    const auto ns = timer.read_ns();
+    std::vector<double> us;
+    for (uint32_t i = 0; i < repeat; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+    return us;
+  }
+
+  // Stored bytes one append writes (every layer, K and V).
+  uint64_t bytes_written() const { return cache_->bytes_per_token(); }
+
+ private:
+  vk::Buffer make_source(size_t elems, std::mt19937& rng, float outlier) {
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::vector<std::byte> bytes(elems * (format_ == RowFormat::f16 ? 2 : 4));
+    for (size_t i = 0; i < elems; ++i) {
+      const float x = n(rng) * (i % s_.w.head_dim == 7 ? outlier : 1.0f);
+      if (format_ == RowFormat::f16) {
+        const uint16_t h = float_to_half(x);
+        std::memcpy(bytes.data() + 2 * i, &h, 2);
+      } else {
+        std::memcpy(bytes.data() + 4 * i, &x, 4);
+      }
+    }
+    vk::Buffer b(*context(), bytes.size(), vk::MemoryKind::device);
+    vk::upload(*context(), b, 0, bytes);
+    return b;
+  }
+
+  Settings s_;
+  RowFormat format_;
+  std::unique_ptr<KvCache> cache_;
+  SequenceId seq_ = 0;
+  uint64_t row_bytes_ = 0;
+  vk::Buffer k_src_, v_src_;
+};
+
+void append_bench(benchmark::State& state, Settings s, TypePair pair, RowFormat format) {
+  std::vector<double> all;
+  uint64_t written = 0;
+  {
+    AppendBench bench(s, pair, format);
+    written = bench.bytes_written();
+    for (auto _ : state) {
+      const auto us = bench.time();
+      all.insert(all.end(), us.begin(), us.end());
+      state.SetIterationTime(median(us) * 1e-6);
+    }
+  }
+  const double append = median(all);
+  const double step = step_us(s, pair);  // after the append's cache is freed
+  state.counters["append_us"] = append;
+  state.counters["append_layer_us"] = append / s.layers;
+  state.counters["step_us"] = step;
+  state.counters["ratio_pct"] = step > 0 ? 100.0 * append / step : 0.0;
+  state.counters["target_pct"] = kTargetPct;
+  state.counters["layers"] = s.layers;
+  state.counters["ctx"] = s.ctx;
+  state.counters["bytes_written"] = double(written);
+  state.SetLabel("k=" + std::string(type_name(pair.k)) + " v=" + std::string(type_name(pair.v)) +
+                 " format=" + (format == RowFormat::f16 ? "f16" : "f32") + " layers=" + std::to_string(s.layers) +
+                 " ctx=" + std::to_string(s.ctx));
+}
+
+std::vector<RowFormat> parse_formats(const std::string& text) {
+  std::vector<RowFormat> out;
+  std::stringstream ss(text);
+  std::string item;
+  while (std::getline(ss, item, ',')) {
+    if (item == "f32")
+      out.push_back(RowFormat::f32);
+    else if (item == "f16")
+      out.push_back(RowFormat::f16);
+    else if (!item.empty())
+      throw std::invalid_argument("TKV_BENCH_APPEND_FORMATS: unknown format '" + item + "' (f32, f16)");
+  }
+  return out;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  try {
+    const auto& caps = context()->caps();
+    const bool cpu = caps.device_class == DeviceClass::cpu;
+    benchmark::AddCustomContext("device", caps.name);
+    benchmark::AddCustomContext("driver", caps.driver_info);
+    Settings s{find_workload(env_or("TKV_BENCH_WORKLOAD", "llama8b")), 0, 0, 0};
+    s.layers = env_uint("TKV_BENCH_LAYERS", cpu ? 4 : s.w.layers);
+    s.ctx = parse_depths(env_or("TKV_BENCH_APPEND_CTX", cpu ? "1k" : "4k")).front();
+    s.repeat = env_uint("TKV_BENCH_REPEAT", cpu ? 4 : 64);
+    const auto pairs = parse_type_pairs(env_or("TKV_BENCH_TYPES", cpu ? "turbo3,f16" : "all"));
+    const auto formats = parse_formats(env_or("TKV_BENCH_APPEND_FORMATS", "f32,f16"));
+    const uint32_t iterations = cpu ? 1 : 3;
+    for (const auto& p : pairs) {
+      benchmark::RegisterBenchmark(("step/" + s.w.name + "/" + p.label() + "/" + depth_label(s.ctx)).c_str(),
+                                   step_bench, s, p)
+          ->UseManualTime()
+          ->Unit(benchmark::kMicrosecond)
+          ->Iterations(iterations);
+      for (RowFormat f : formats)
+        benchmark::RegisterBenchmark(
+            ("append/" + s.w.name + "/" + p.label() + "/" + (f == RowFormat::f16 ? "f16" : "f32")).c_str(),
+            append_bench, s, p, f)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(iterations);
+    }
+    benchmark::RunSpecifiedBenchmarks();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_append: %s\n", e.what());
+    benchmark::Shutdown();
+    return 1;
+  }
+  benchmark::Shutdown();
+  return 0;
+}
