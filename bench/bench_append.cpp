@@ -195,7 +195,8 @@ class AppendBench {
       }
     };
     const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
-    warm_up(ctx, [&](vk::Recorder& r) { record(r, false); }, rollback);
+    const auto untimed = [&](vk::Recorder& r) { record(r, false); };
+    warm_up(ctx, untimed, rollback);
     ctx.run([&](vk::Recorder& r) { record(r, true); });
     rollback();
     const auto ns = timer.read_ns();

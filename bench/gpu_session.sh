@@ -6,6 +6,8 @@
 #   tests     the decode/cache/runtime suites, plus exactness at 32K and 128K
 #   profile   turboprof profile, llama8b, every type, mode 0, 1K..128K
 #   variants  turboprof profile, llama8b, every type x variant x mode 0-4, 8K, 32K, 128K
+#   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
+#             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
@@ -53,6 +55,8 @@ for step in "$@"; do
     modes01)  # mode 0 against mode 1 for every type, the policy's variant
       $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --modes 0,1 --repeat 20 2>&1 \
         | grep -E "^(f16|q8_0|turbo)" | awk '{print $1, $2, $3, $4, $5, $8, $10, $11}' ;;
+    targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
+      TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
     *) echo "unknown step $step" ;;
   esac
 done

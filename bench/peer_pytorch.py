@@ -179,7 +179,7 @@ class Runner:
             return lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
         if method == "fold":
             qf = q.reshape(b, hkv, g, d)  # [B, Hq, 1, D] -> [B, Hkv, G, D]: head h -> (h // G, h % G)
-            return lambda: F.scaled_dot_product_attention(qf, k, v)
+            return lambda: F.scaled_dot_product_attention(qf, k, v).reshape(b, hq, 1, d)  # a view back
         if method == "repeat":
             kr = k.repeat_interleave(g, dim=1)
             vr = v.repeat_interleave(g, dim=1)

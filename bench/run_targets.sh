@@ -19,8 +19,9 @@
 # (50), TKV_TARGETS_STEP_TIMEOUT (seconds per step, 300), TKV_TARGETS_QUICK=1 (tiny sizes and two
 # types, for a CPU Vulkan device: checks the script, measures nothing of the targets),
 # TKV_TARGETS_SKIP (steps to skip, e.g. "peer,tests").
+# shellcheck disable=SC2054  # commas inside option values, not array separators
 set -uo pipefail
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 B=${TKV_BUILD:-build}
 OUT=${OUT:-/tmp/out}
 REPEAT=${TKV_TARGETS_REPEAT:-20}
@@ -66,6 +67,7 @@ step() {
 jstep() {
   local name=$1 file=$2
   shift 2
+  # shellcheck disable=SC2016  # expanded by the inner bash
   step "$name" "$STEP_TIMEOUT" bash -c '"$@" >"$0"' "$file" "$@"
   local rc=$?
   # A failed run leaves no half document behind for targets.py to misread.

@@ -31,6 +31,7 @@ import tarfile
 import tempfile
 
 TYPES = ("f16", "q8_0", "turbo2", "turbo3", "turbo4")
+LAYERS = {"llama8b": 32, "qwen7b": 28, "mha64": 24, "wide256": 32}  # profile/workloads.cpp
 K = 1024
 FIXTURE_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "testdata", "targets")
 
@@ -396,14 +397,15 @@ class Evaluator:
     # P7: append of one token for all layers <= 5% of the decode step at 4K.
     def p7(self):
         out = []
-        rows = [r for r in self.inp.append if r["what"] == "append" and r.get("ratio_pct") is not None]
+        rows = [r for r in self.inp.append if r["what"] == "append" and r.get("ratio_pct") is not None
+                and r["workload"] in (None, self.workload)]
         for t in sorted({r["type"] for r in rows}, key=type_order):
             mine = [r for r in rows if r["type"] == t]
             if not mine:
                 continue
             w = max(mine, key=lambda r: r["ratio_pct"])
             note = "append (%s rows) vs decode step" % w["format"]
-            shape_ok = w["ctx"] == 4 * K and (w["workload"] != self.workload or w["layers"] == 32)
+            shape_ok = w["ctx"] == 4 * K and w["layers"] == LAYERS.get(self.workload, w["layers"])
             if not shape_ok:
                 note += "; shape differs from the target's (ctx %d, %d layers)" % (w["ctx"], w["layers"])
             out.append(Result("P7", "%s, %d layers, %s" % (t, w["layers"], lbl(w["ctx"])), w["append_us"],
@@ -438,6 +440,8 @@ def type_order(t):
 def summarize(target, title, lines, worst=max):
     """A headline line (the worst measured case; NOT met when any case misses, not measured when
     none was measured) followed by the per-case lines (printed with --detail)."""
+    for r in lines:
+        r.detail = True
     measured = [r for r in lines if r.ratio is not None]
     missing = [r for r in lines if r.ratio is None]
     if not measured:
