@@ -391,10 +391,7 @@ int run_check(const CommonOptions& o) {
   if (o.json) {
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
-              << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
-              << " KV heads, head dim " << shape.head_dim << "), batch " << o.batch << ", m " << o.m << ", seed "
-              << o.seed << "\n"
+    std::cout << run_header(caps, shape, o) << ", seed " << o.seed << "\n"
               << "synthetic K: channel scales log-uniform " << kScaleMin << ".." << kScaleMax << ", "
               << kOutlierChannels << " outlier channels x" << kOutlierMin << ".." << kOutlierMax
               << ", RoPE by position; V: channel scales " << kScaleMin << ".." << kScaleMax << "; Q: Gaussian\n\n";

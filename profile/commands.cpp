@@ -232,9 +232,7 @@ int run_profile(const CommonOptions& o) {
   if (o.json) {
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
-              << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
-              << " KV heads, head dim " << shape.head_dim << "), batch " << o.batch << ", m " << o.m << "\n"
+    std::cout << run_header(caps, shape, o) << "\n"
               << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
     table.print(std::cout);
     std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes;\n"

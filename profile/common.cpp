@@ -1,5 +1,7 @@
 #include "profile/common.hpp"
 
+#include <sstream>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -165,6 +167,28 @@ void OutputFiles::commit() const {
       fail(ErrorCode::io, "cannot rename " + tmp.string() + " to " + path.string() + ": " + ec.message());
     }
   }
+}
+
+std::string run_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o) {
+  std::ostringstream out;
+  out << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
+      << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
+      << " KV heads, head dim " << shape.head_dim << ", " << shape.layers << " layers), batch " << o.batch << ", m "
+      << o.m;
+  return out.str();
+}
+
+std::string point_label(size_t point, size_t points, const TypePair& pair, uint32_t depth) {
+  // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string here.
+  std::string at = "[";
+  at += std::to_string(point);
+  at += '/';
+  at += std::to_string(points);
+  at += "] ";
+  at += pair.label();
+  at += " at ";
+  at += depth_label(depth);
+  return at;
 }
 
 }  // namespace tkv::prof

@@ -39,6 +39,11 @@ void progress(const std::string& text);
 void progress_done();
 
 nlohmann::json caps_json(const DeviceCaps& c);
+// The lines every subcommand's text output opens with: "device: ...\nworkload: ..., batch B, m M"
+// (no trailing newline; callers append what is theirs).
+std::string run_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o);
+// "[3/10] turbo3 at 8K": a measurement point, for progress lines.
+std::string point_label(size_t point, size_t points, const TypePair& pair, uint32_t depth);
 std::string mib(uint64_t bytes);
 
 // Files for --out, kept in memory until commit(): a failed run leaves no file behind, and a

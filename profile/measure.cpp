@@ -27,6 +27,10 @@ void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record)
   }
 }
 
+// Times `repeats` recordings of `one` (the i-th between two timestamps) in one submission, after
+// the warm-up; microseconds per recording.
+Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one);
+
 }  // namespace
 
 Timing summarize(std::vector<double> samples) {
@@ -40,6 +44,28 @@ Timing summarize(std::vector<double> samples) {
   t.median_us = n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
   return t;
 }
+
+namespace {
+
+Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one) {
+  vk::TimestampPool timer(ctx, 2 * repeats);
+  auto record = [&](vk::Recorder& r, bool timed) {
+    if (timed) timer.reset(r);
+    for (uint32_t i = 0; i < repeats; ++i) {
+      if (timed) timer.write(r, 2 * i);
+      one(r, i);
+      if (timed) timer.write(r, 2 * i + 1);
+    }
+  };
+  warm_up(ctx, [&](vk::Recorder& r) { record(r, false); });
+  ctx.run([&](vk::Recorder& r) { record(r, true); });
+  const auto ns = timer.read_ns();
+  std::vector<double> us;
+  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+  return summarize(us);
+}
+
+}  // namespace
 
 Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
   const uint64_t total = std::max<uint64_t>((bytes + 255) & ~uint64_t(255), 256);
@@ -61,25 +87,15 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
   // Enough workgroups for every unit, each invocation streaming at least 8 vectors, 4 in flight.
   const uint32_t groups = std::clamp<uint32_t>(count / (local * 8), 1, 65535);
   const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4});
-  vk::TimestampPool timer(ctx, 2 * repeats);
-  auto record = [&](vk::Recorder& r, bool timed) {
-    if (timed) timer.reset(r);
-    for (uint32_t i = 0; i < repeats; ++i) {
-      if (timed) timer.write(r, 2 * i);
-      for (uint64_t c = 0; c < chunks; ++c) {
-        r.bind(p, {buffers[(i % copies) * chunks + c], sink}, count);
-        r.dispatch(groups);
-      }
-      if (timed) timer.write(r, 2 * i + 1);
-      r.barrier();
+  // The barrier after each read keeps the reads apart (it falls inside the timed span: it
+  // costs nothing measurable next to a dispatch).
+  return time_repeated(ctx, repeats, [&](vk::Recorder& r, uint32_t i) {
+    for (uint64_t c = 0; c < chunks; ++c) {
+      r.bind(p, {buffers[(i % copies) * chunks + c], sink}, count);
+      r.dispatch(groups);
     }
-  };
-  warm_up(ctx, [&](vk::Recorder& r) { record(r, false); });
-  ctx.run([&](vk::Recorder& r) { record(r, true); });
-  const auto ns = timer.read_ns();
-  std::vector<double> us;
-  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
-  return summarize(us);
+    r.barrier();
+  });
 }
 
 std::vector<uint32_t> ragged_lengths(uint32_t batch, uint32_t depth, uint32_t m) {
@@ -161,42 +177,18 @@ DecodePlan DecodeBench::plan(const DecodeOptions& options) const {
 }
 
 Timing DecodeBench::time(uint32_t repeats, const DecodeOptions& options) {
-  vk::TimestampPool timer(*ctx_, 2 * repeats);
-  auto record = [&](vk::Recorder& r, bool timed) {
-    if (timed) timer.reset(r);
-    for (uint32_t i = 0; i < repeats; ++i) {
-      if (timed) timer.write(r, 2 * i);
-      decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()}, {out_.handle(), 0, out_.size()},
-                       options);
-      if (timed) timer.write(r, 2 * i + 1);
-    }
-  };
-  warm_up(*ctx_, [&](vk::Recorder& r) { record(r, false); });
-  ctx_->run([&](vk::Recorder& r) { record(r, true); });
-  const auto ns = timer.read_ns();
-  std::vector<double> us;
-  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
-  return summarize(us);
+  return time_repeated(*ctx_, repeats, [&](vk::Recorder& r, uint32_t i) {
+    decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()}, {out_.handle(), 0, out_.size()},
+                     options);
+  });
 }
 
 Timing DecodeBench::time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options) {
-  vk::TimestampPool timer(*ctx_, 2 * repeats);
-  auto record = [&](vk::Recorder& r, bool timed) {
-    if (timed) timer.reset(r);
-    for (uint32_t i = 0; i < repeats; ++i) {
-      if (timed) timer.write(r, 2 * i);
-      for (uint32_t layer = 0; layer < layers; ++layer)
-        decoder_->record(r, layer % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
-                         {out_.handle(), 0, out_.size()}, options);
-      if (timed) timer.write(r, 2 * i + 1);
-    }
-  };
-  warm_up(*ctx_, [&](vk::Recorder& r) { record(r, false); });
-  ctx_->run([&](vk::Recorder& r) { record(r, true); });
-  const auto ns = timer.read_ns();
-  std::vector<double> us;
-  for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
-  return summarize(us);
+  return time_repeated(*ctx_, repeats, [&](vk::Recorder& r, uint32_t) {
+    for (uint32_t layer = 0; layer < layers; ++layer)
+      decoder_->record(r, layer % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
+                       {out_.handle(), 0, out_.size()}, options);
+  });
 }
 
 std::vector<float> DecodeBench::run_once(const std::vector<float>& q, const DecodeOptions& options) {

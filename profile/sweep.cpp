@@ -59,15 +59,7 @@ int run_sweep(const CommonOptions& o) {
   for (uint32_t depth : depths)
     for (const auto& p : pairs) {
       ++point;
-      // Appended piece by piece: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string here.
-      std::string at = "[";
-      at += std::to_string(point);
-      at += '/';
-      at += std::to_string(points);
-      at += "] ";
-      at += p.label();
-      at += " at ";
-      at += depth_label(depth);
+      const std::string at = point_label(point, points, p, depth);
       progress(at + ": filling the cache");
       DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
       DecodeBench bench(ctx, setup);
@@ -156,10 +148,7 @@ int run_sweep(const CommonOptions& o) {
   if (o.json) {
     std::cout << doc.dump(2) << "\n";
   } else {
-    std::cout << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
-              << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
-              << " KV heads, head dim " << shape.head_dim << ", " << shape.layers << " layers), batch " << o.batch
-              << ", m " << o.m << "\n"
+    std::cout << run_header(caps, shape, o) << "\n"
               << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
     table.print(std::cout);
     std::cout << "\nGB/s over the stored (compressed) K/V bytes of one call (one layer); floor = streaming read of\n"

@@ -93,14 +93,7 @@ int run_tune(const CommonOptions& o) {
     for (size_t pi = 0; pi < pairs.size(); ++pi) {
       const auto& p = pairs[pi];
       ++point;
-      std::string at = "[";
-      at += std::to_string(point);
-      at += '/';
-      at += std::to_string(points);
-      at += "] ";
-      at += p.label();
-      at += " at ";
-      at += depth_label(depth);
+      const std::string at = point_label(point, points, p, depth);
       progress(at + ": filling the cache");
       DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
       DecodeBench bench(ctx, setup);
@@ -245,9 +238,7 @@ int run_tune(const CommonOptions& o) {
     std::cout << doc.dump(2) << "\n";
     return 0;
   }
-  std::cout << "device: " << caps.name << " (" << caps.driver_name << " " << caps.driver_info << ")\n"
-            << "workload: " << shape.name << " (" << shape.q_heads << " query heads, " << shape.kv_heads
-            << " KV heads, head dim " << shape.head_dim << "), batch " << o.batch << ", m " << o.m << "\n\n";
+  std::cout << run_header(caps, shape, o) << "\n\n";
   table.print(std::cout);
   std::cout << "\nrules (a choice replaces the default only when " << fixed((kMinGain - 1) * 100, 0)
             << "% faster):\n";
