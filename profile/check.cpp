@@ -264,9 +264,7 @@ int run_check(const CommonOptions& o) {
   OutputFiles files(o.out_dir);
   if (!o.ctx.empty()) parse_depths(o.ctx);
 
-  vk::ContextOptions co;
-  co.device = o.device;
-  auto ctx = vk::Context::create(co);
+  auto ctx = open_device(o);
   const auto& caps = ctx->caps();
   const auto depths = resolve_depths(o, caps, "1k,8k", "1k,8k");
   for (uint32_t depth : depths) {
@@ -366,11 +364,8 @@ int run_check(const CommonOptions& o) {
 
   json bounds = json::object();
   for (const auto& b : kBounds) bounds[std::string(type_name(b.type))] = bound_json(b);
-  json doc = {{"device", caps_json(caps)},
-              {"workload", shape_json(shape)},
-              {"batch", o.batch},
-              {"m", o.m},
-              {"seed", o.seed},
+  json doc = run_json(caps, shape, o);
+  doc.update(json{{"seed", o.seed},
               {"synthetic",
                {{"k_channel_scales", {kScaleMin, kScaleMax}},
                 {"k_outlier_channels", kOutlierChannels},
@@ -381,7 +376,7 @@ int run_check(const CommonOptions& o) {
               {"exactness_bound", kExactnessBound},
               {"bounds", bounds},
               {"rows", rows},
-              {"pass", all_pass}};
+              {"pass", all_pass}});
   std::ostringstream csv;
   table.write_csv(csv);
   files.add("check.csv", csv.str());

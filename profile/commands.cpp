@@ -129,9 +129,7 @@ int run_devices(const CommonOptions& o) {
 }
 
 int run_profile(const CommonOptions& o) {
-  vk::ContextOptions co;
-  co.device = o.device;
-  auto ctx = vk::Context::create(co);
+  auto ctx = open_device(o);
   const auto& caps = ctx->caps();
   const Shape shape = resolve_shape(o);
   const auto depths = resolve_depths(o, caps, "1k,4k", "4k,32k,128k");
@@ -216,14 +214,11 @@ int run_profile(const CommonOptions& o) {
     }
   progress_done();
 
-  json doc = {{"device", caps_json(caps)},
-              {"workload", shape_json(shape)},
-              {"batch", o.batch},
-              {"m", o.m},
-              {"repeat", o.repeat},
+  json doc = run_json(caps, shape, o);
+  doc.update(json{{"repeat", o.repeat},
               {"read_bandwidth_gb_per_s", peak_gbs},
               {"read_bandwidth_bytes", big},
-              {"rows", rows}};
+              {"rows", rows}});
   std::ostringstream csv;
   table.write_csv(csv);
   files.add("profile.csv", csv.str());

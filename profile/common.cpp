@@ -191,4 +191,14 @@ std::string point_label(size_t point, size_t points, const TypePair& pair, uint3
   return at;
 }
 
+json run_json(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o) {
+  return {{"device", caps_json(caps)}, {"workload", shape_json(shape)}, {"batch", o.batch}, {"m", o.m}};
+}
+
+std::shared_ptr<vk::Context> open_device(const CommonOptions& o) {
+  vk::ContextOptions co;
+  co.device = o.device;
+  return vk::Context::create(co);
+}
+
 }  // namespace tkv::prof

@@ -6,10 +6,12 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kvcache/vk/caps.hpp"
+#include "kvcache/vk/context.hpp"
 #include "profile/commands.hpp"
 
 namespace tkv::prof {
@@ -42,6 +44,10 @@ nlohmann::json caps_json(const DeviceCaps& c);
 // The lines every subcommand's text output opens with: "device: ...\nworkload: ..., batch B, m M"
 // (no trailing newline; callers append what is theirs).
 std::string run_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o);
+// The JSON document every subcommand starts from: device, workload, batch and m.
+nlohmann::json run_json(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o);
+// The Vulkan device named by --device (or the best one).
+std::shared_ptr<vk::Context> open_device(const CommonOptions& o);
 // "[3/10] turbo3 at 8K": a measurement point, for progress lines.
 std::string point_label(size_t point, size_t points, const TypePair& pair, uint32_t depth);
 std::string mib(uint64_t bytes);

@@ -29,9 +29,7 @@ int run_sweep(const CommonOptions& o) {
   OutputFiles files(o.out_dir);
   if (!o.ctx.empty()) parse_depths(o.ctx);
 
-  vk::ContextOptions co;
-  co.device = o.device;
-  auto ctx = vk::Context::create(co);
+  auto ctx = open_device(o);
   const auto& caps = ctx->caps();
   auto depths = resolve_depths(o, caps, "1k,2k", "1k..128k");
   // A sweep is read along the depth axis: ascending, each depth once.
@@ -127,15 +125,12 @@ int run_sweep(const CommonOptions& o) {
     }
   progress_done();
 
-  json doc = {{"device", caps_json(caps)},
-              {"workload", shape_json(shape)},
-              {"batch", o.batch},
-              {"m", o.m},
-              {"repeat", o.repeat},
+  json doc = run_json(caps, shape, o);
+  doc.update(json{{"repeat", o.repeat},
               {"step_repeat", step_repeat},
               {"read_bandwidth_gb_per_s", peak_gbs},
               {"read_bandwidth_bytes", big},
-              {"rows", rows}};
+              {"rows", rows}});
   const std::string title = "turboprof sweep: " + shape.name + " (" + std::to_string(shape.q_heads) + "q/" +
                             std::to_string(shape.kv_heads) + "kv x " + std::to_string(shape.head_dim) + "), batch " +
                             std::to_string(o.batch) + ", m " + std::to_string(o.m) + " on " + caps.name;

@@ -69,9 +69,7 @@ int run_tune(const CommonOptions& o) {
   OutputFiles files(o.out_dir);
   if (!o.ctx.empty()) parse_depths(o.ctx);
 
-  vk::ContextOptions co;
-  co.device = o.device;
-  auto ctx = vk::Context::create(co);
+  auto ctx = open_device(o);
   const auto& caps = ctx->caps();
   auto depths = resolve_depths(o, caps, "256,1k", "1k..128k");
   std::sort(depths.begin(), depths.end());
@@ -217,15 +215,12 @@ int run_tune(const CommonOptions& o) {
   DispatchPolicy policy = DispatchPolicy::defaults(caps);
   policy.set_rules(rules);
 
-  json doc = {{"device", caps_json(caps)},
-              {"workload", shape_json(shape)},
-              {"batch", o.batch},
-              {"m", o.m},
-              {"repeat", o.repeat},
+  json doc = run_json(caps, shape, o);
+  doc.update(json{{"repeat", o.repeat},
               {"min_gain", kMinGain},
               {"rows", rows},
               {"rules", rules_json},
-              {"policy_path", o.dry_run ? json(nullptr) : json(policy_path)}};
+              {"policy_path", o.dry_run ? json(nullptr) : json(policy_path)}});
   // The policy file first (the product), then --out.
   if (!o.dry_run) policy.save(policy_path, caps);
   std::ostringstream csv;
