@@ -166,3 +166,13 @@ TEST_F(Runtime, PipelineCacheIsPersistedAndCorruptFilesAreIgnored) {
   const auto& p = ctx2->pipelines().get({"stream_read", {64}, 2, 4});
   EXPECT_NE(p.pipeline, VK_NULL_HANDLE);
 }
+
+TEST(Validation, TheLayerIsOnWhenAsked) {
+  // scripts/test.sh runs the suite with TKV_VALIDATION=1: the instance must then really have the
+  // layer, or "zero validation messages" would prove nothing.
+  const char* v = std::getenv("TKV_VALIDATION");
+  if (!v || std::string(v) == "0") GTEST_SKIP() << "TKV_VALIDATION is not set";
+  auto instance = Instance::create();
+  EXPECT_TRUE(instance->validation_enabled());
+}
+

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -53,7 +54,11 @@ std::string hex(const uint8_t* bytes, size_t n) {
   return s;
 }
 
+std::atomic<uint64_t> g_validation_messages{0};
+
 }  // namespace
+
+uint64_t validation_messages_total() { return g_validation_messages.load(std::memory_order_relaxed); }
 
 // ---------------------------------------------------------------------------------------------
 // Instance
@@ -65,6 +70,7 @@ VKAPI_ATTR VkBool32 VKAPI_CALL Instance::on_message(VkDebugUtilsMessageSeverityF
   auto* self = static_cast<Instance*>(user);
   if (severity >= VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) {
     ++self->validation_messages_;
+    g_validation_messages.fetch_add(1, std::memory_order_relaxed);
     spdlog::error("vulkan validation: {}", data->pMessage ? data->pMessage : "");
   } else {
     spdlog::debug("vulkan: {}", data->pMessage ? data->pMessage : "");

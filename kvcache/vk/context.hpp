@@ -1,7 +1,8 @@
 // The Vulkan runtime shared by kvcache/ and attention/: instance, device selection, the logical
 // device with one compute queue, a command pool, the lazily built pipelines and the on-disk
 // pipeline cache. Every object is owned by an RAII value; factories return a live object or
-// throw tkv::Error.
+// throw tkv::Error. Thread safety: submissions are serialised inside a Context, but recording
+// and command-buffer allocation are not: use a Context from one thread at a time.
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -54,6 +55,10 @@ class Instance {
 };
 
 DeviceCaps query_caps(VkInstance instance, VkPhysicalDevice physical_device, uint32_t index);
+
+// Validation messages of warning or error severity seen by every Instance of this process (the
+// test runner fails when it is not zero).
+uint64_t validation_messages_total();
 
 // Picks a device: by index ("1") or name substring ("H100") when `selector` is non-empty
 // (or TKV_DEVICE is set), else the best supported one (discrete > integrated > virtual > CPU).
