@@ -21,6 +21,8 @@
 //   On a CPU device (lavapipe) the defaults shrink: 4 layers, 1K, turbo3 and f16, 4 repeats.
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_common.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -52,15 +54,8 @@ namespace {
 
 constexpr double kTargetPct = 5.0;  // P7
 
-std::shared_ptr<vk::Context> context() {
-  static auto ctx = vk::Context::create();
-  return ctx;
-}
-
-std::string env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
+using tkv::bench::context;
+using tkv::bench::env_or;
 
 uint32_t env_uint(const char* name, uint32_t fallback) {
   const char* v = std::getenv(name);

@@ -4,6 +4,8 @@
 //   bench_decode [--benchmark_filter=...]   env: TKV_BENCH_CTX="1k,8k,32k", TKV_BENCH_TYPES, TKV_BENCH_WORKLOAD
 #include <benchmark/benchmark.h>
 
+#include "bench/bench_common.hpp"
+
 #include <cstdlib>
 #include <memory>
 
@@ -17,15 +19,8 @@ using namespace tkv::prof;
 
 namespace {
 
-std::shared_ptr<vk::Context> context() {
-  static auto ctx = vk::Context::create();
-  return ctx;
-}
-
-std::string env_or(const char* name, const char* fallback) {
-  const char* v = std::getenv(name);
-  return v && *v ? v : fallback;
-}
+using tkv::bench::context;
+using tkv::bench::env_or;
 
 void decode_bench(benchmark::State& state, TypePair pair, uint32_t depth, const Workload& w, uint32_t batch,
                   uint32_t m) {

@@ -145,10 +145,9 @@ int run_profile(const CommonOptions& o) {
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
   progress("measuring the read bandwidth");
-  const uint64_t big = std::min<uint64_t>({1ull << 30, caps.max_storage_buffer_range & ~uint64_t(255),
-                                           caps.device_local_bytes() / 8});
-  const Timing peak = measure_read(*ctx, big, o.repeat);
-  const double peak_gbs = double(big) / (peak.median_us * 1e3);
+  const ReadBandwidth peak = measure_read_bandwidth(*ctx, o.repeat);
+  const uint64_t big = peak.bytes;
+  const double peak_gbs = peak.gb_per_s;
 
   Table table({"type", "variant", "mode", "ctx", "us/call", "min", "max", "GB/s", "% read BW", "% of mode 1",
                "x floor", "splits", "dpl", "unroll", "isolates"});

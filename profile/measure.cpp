@@ -98,6 +98,14 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
   });
 }
 
+ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats) {
+  const auto& caps = ctx.caps();
+  ReadBandwidth r;
+  r.bytes = std::min<uint64_t>({1ull << 30, caps.max_storage_buffer_range & ~uint64_t(255), caps.device_local_bytes() / 8});
+  r.gb_per_s = double(r.bytes) / (measure_read(ctx, r.bytes, repeats).median_us * 1e3);
+  return r;
+}
+
 std::vector<uint32_t> ragged_lengths(uint32_t batch, uint32_t depth, uint32_t m) {
   std::vector<uint32_t> lengths;
   for (uint32_t b = 0; b < batch; ++b) {

@@ -22,6 +22,13 @@ Timing summarize(std::vector<double> samples_us);
 // exceed the device's largest buffer), rotating through enough copies to exceed the GPU's caches.
 Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats);
 
+// The device's read bandwidth: a streaming read as large as the device allows (up to 1 GiB).
+struct ReadBandwidth {
+  uint64_t bytes = 0;
+  double gb_per_s = 0;
+};
+ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
+
 struct DecodeSetup {
   KvType k_type = KvType::turbo3;
   KvType v_type = KvType::turbo3;

@@ -39,10 +39,9 @@ int run_sweep(const CommonOptions& o) {
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
   progress("measuring the read bandwidth");
-  const uint64_t big = std::min<uint64_t>({1ull << 30, caps.max_storage_buffer_range & ~uint64_t(255),
-                                           caps.device_local_bytes() / 8});
-  const Timing peak = measure_read(*ctx, big, o.repeat);
-  const double peak_gbs = double(big) / (peak.median_us * 1e3);
+  const ReadBandwidth peak = measure_read_bandwidth(*ctx, o.repeat);
+  const uint64_t big = peak.bytes;
+  const double peak_gbs = peak.gb_per_s;
 
   // A step is `layers` calls long, so fewer repeats give as steady a median.
   const uint32_t step_repeat = std::clamp(o.repeat / 4, std::min(o.repeat, 3u), o.repeat);
