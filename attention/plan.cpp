@@ -9,6 +9,9 @@
 namespace tkv {
 namespace {
 
+// Workgroups per compute unit the split planner aims for.
+constexpr uint32_t kWorkgroupsPerUnit = 8;
+
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
   uint32_t p = 1;
@@ -16,10 +19,11 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
   return p;
 }
 
-// Workgroups that keep every SM/CU busy: about two per unit (llama.cpp's target).
+// Workgroups that keep every SM/CU busy: the kernel streams without workgroup barriers and holds
+// few registers, so several workgroups per unit run at once and hide the memory latency.
 uint32_t target_workgroups(const DeviceCaps& caps) {
   const uint32_t units = caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
-  return 2 * units;
+  return kWorkgroupsPerUnit * units;
 }
 
 uint32_t min_subgroup(const DeviceCaps& caps) {
@@ -44,10 +48,15 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   const bool qlut = p.variant == Variant::qlut && traits(s.k_type).is_turbo && p.mode != ProfileMode::zero &&
                     p.mode != ProfileMode::norm_only;
   const uint32_t tsize = qlut ? p.rows * k_dim * codebook_size(s.k_type) : 1;
-  const uint32_t ssize = p.variant == Variant::smem ? p.workgroup / p.team * qdim : 1;
-  const RowLayout k = RowLayout::make(s.k_type, s.head_dim), v = RowLayout::make(s.v_type, s.head_dim);
-  const uint32_t staged = p.tokens_per_step() * (k.device_row_bytes() + v.device_row_bytes());
-  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + ssize + kMaxSplitPages) + staged;
+  // Per team: the step's scores, unroll x rows padded to a power of two, at least 4.
+  const uint32_t scores = p.workgroup / p.team * std::max<uint32_t>(4, p.unroll * pow2_ceil(p.rows));
+  // smem: a table of value pairs per turbo side, in 4 copies (vec2 entries).
+  auto pairs = [&](KvType t) -> uint32_t {
+    if (p.variant != Variant::smem || !traits(t).is_turbo) return 1;
+    return 4 * (t == KvType::turbo4 ? 256 : t == KvType::turbo3 ? 64 : 16);
+  };
+  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + scores + kMaxSplitPages) +
+         8 * (pairs(s.k_type) + pairs(s.v_type));
 }
 
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
@@ -87,14 +96,20 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // shared memory (each K/V row is then read once), else the fewest equal chunks that fit.
   for (p.row_chunks = 1;; ++p.row_chunks) {
     p.rows = ceil_div(rm, p.row_chunks);
-    uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget
-    while (dpl < 16 && p.rows * dpl * 2 <= kLaneRegisterBudget) dpl *= 2;
+    uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget (q and o)
+    while (dpl < 16 && p.rows * dpl * 4 <= kLaneRegisterBudget) dpl *= 2;
     p.dims_per_lane = std::max(request.dims_per_lane ? request.dims_per_lane : dpl, dpl_min);
     p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
     // Tokens per step: the most that divide the page size and fit the shared memory.
     p.unroll = request.unroll ? request.unroll : 4;
-    while (p.unroll > 1 && (s.page_size % p.tokens_per_step() != 0 || decode_shared_bytes(caps, s, p) > budget))
+    // (The kernel holds unroll x rows partial scores per lane, padded to a power of two: at most 32.)
+    while (p.unroll > 1 && (s.page_size % p.tokens_per_step() != 0 || decode_shared_bytes(caps, s, p) > budget ||
+                            p.unroll * pow2_ceil(p.rows) > 32))
       p.unroll /= 2;
+    // Small pages with narrow teams (e.g. 16 tokens, 4 lanes a token): fewer teams per workgroup.
+    p.workgroup = 128;
+    while (s.page_size % p.tokens_per_step() != 0 && p.workgroup / 2 >= std::max(p.team, min_subgroup(caps)))
+      p.workgroup /= 2;
     if (s.page_size % p.tokens_per_step() != 0)
       fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of " +
                                             std::to_string(p.tokens_per_step()) + " tokens per step");
@@ -122,7 +137,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   } else {
     const uint32_t target = target_workgroups(caps);
     splits = std::max<uint32_t>(1, ceil_div(target, base));
-    splits = std::min(splits, ceil_div(ctx, 2 * step));  // each split streams at least two steps
+    splits = std::min(splits, ceil_div(ctx, 4 * step));  // each split streams at least four steps
     // Whole steps per split, rounding down so that the split count never falls below the target.
     p.chunk = std::max(step, ceil_div(ctx, splits) / step * step);
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +

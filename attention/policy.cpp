@@ -40,9 +40,10 @@ struct DefaultRow {
 
 constexpr DefaultRow kDefaultTable[] = {
     {"CPU driver", true, Vendor::other, kNever, Variant::mag4, Variant::mag4},
-    // Measured on an H200 (bench/results/2026-11-22-h200-profile.md): alu fastest for turbo3 and
-    // turbo4 at 8K and 32K (3-10% ahead of mag4/lut8), mag4 at 128K (within 3% of alu).
-    {"NVIDIA", false, Vendor::nvidia, 65536, Variant::alu, Variant::mag4},
+    // Measured on an H200 with the streaming kernel (bench/results/2026-11-22-h200-tuning-log.md,
+    // section 9): the codebook in shared memory is fastest for every turbo type at 32K and 128K
+    // (turbo3 128K: smem 281 us, alu 319, mag4 346, lut8 542).
+    {"NVIDIA", false, Vendor::nvidia, kNever, Variant::smem, Variant::smem},
     {"AMD", false, Vendor::amd, kNever, Variant::alu, Variant::alu},
     {"Intel", false, Vendor::intel, kNever, Variant::alu, Variant::alu},
     {"Apple (MoltenVK)", false, Vendor::apple, kNever, Variant::alu, Variant::alu},

@@ -17,7 +17,7 @@ enum class Variant : uint32_t {
   alu = 2,     // no table: a select tree on the index bits
   reglut = 3,  // per row, centroid x norm for every entry precomputed in registers, then indexed
   qlut = 4,    // K: per query, T[d][c] = q_d * C[c] in shared memory; q.k = norm * sum_d T[d][idx_d]
-  smem = 5,    // a row dequantized cooperatively into shared memory, then consumed
+  smem = 5,    // the codebook in shared memory, indexed by the loaded indices
   automatic = 255,  // the dispatch policy's choice
 };
 inline constexpr Variant kAllVariants[] = {Variant::lut8, Variant::mag4, Variant::alu,

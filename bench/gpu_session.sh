@@ -37,13 +37,19 @@ for step in "$@"; do
       $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --variants all --modes 0-4 --repeat 20 \
         --out "$OUT/variants" > "$OUT/variants.txt" 2>&1; mv "$OUT/variants.txt" "$OUT/variants/table.txt"
       grep -E " 0 +[0-9]+K" "$OUT/variants/table.txt" | head -60 ;;
-    diag)  # compiler statistics of decode pipelines across dims-per-lane and unroll (tuning knobs)
+    diag)  # compiler statistics of decode pipelines across dims-per-lane and unroll (tuning knobs),
+           # with the SM clock logged (an idle H200 sits at 345 MHz; the warm-up waits for it)
       mkdir -p "$OUT/diag"
-      TKV_PIPELINE_STATS=1 TKV_LOG=debug $B/profile/turboprof profile --workload llama8b --ctx 32k,128k \
-        --types f16,turbo3 --variants mag4 --modes 0,1 --dpl 4,8,16 --unroll 1,2,4 --repeat 20 \
-        > "$OUT/diag/run1.txt" 2>&1
-      grep -E "built pipeline decode " "$OUT/diag/run1.txt" | sed 's/.*constants //' | sort | uniq -c | head -40
-      grep -E "^(f16|turbo3) " "$OUT/diag/run1.txt" ;;
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,utilization.gpu \
+        --format=csv -lms 250 > "$OUT/diag/smi.csv" 2>&1 &
+      smi=$!
+      TKV_PIPELINE_STATS=1 TKV_LOG=debug $B/profile/turboprof profile --workload llama8b --ctx ${DIAG_CTX:-32k,128k} \
+        --types ${DIAG_TYPES:-f16,turbo3} --variants ${DIAG_VARIANTS:-mag4} --modes ${DIAG_MODES:-0} \
+        --dpl ${DIAG_DPL:-4,8,16} --unroll ${DIAG_UNROLL:-1,2,4,8} --repeat 20 > "$OUT/diag/run1.txt" 2>&1
+      kill $smi
+      awk -F, 'NR>1{print $2}' "$OUT/diag/smi.csv" | sort | uniq -c | sort -rn | head -5
+      grep -E "built pipeline decode " "$OUT/diag/run1.txt" | sed 's/.*constants //' | cut -c1-200 | head -60
+      grep -E "^(f16|q8_0|turbo[234]) " "$OUT/diag/run1.txt" | awk '{print $1, $2, $3, $4, $5, $11, $12, $13, $14}' ;;
     sweep)  # depth sweep of every type (policy's variant): table, CSV, JSON, SVG
       $B/profile/turboprof sweep --workload llama8b --ctx 1k..128k --repeat 20 --out "$OUT/sweep" 2>&1 | tail -30 ;;
     order)  # does the order of measurements change a point? (profile vs sweep disagreed 5x at 8K)
@@ -55,6 +61,18 @@ for step in "$@"; do
     modes01)  # mode 0 against mode 1 for every type, the policy's variant
       $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --modes 0,1 --repeat 20 2>&1 \
         | grep -E "^(f16|q8_0|turbo)" | awk '{print $1, $2, $3, $4, $5, $8, $10, $11}' ;;
+    rounds)  # every type, modes 0 and 1, three rounds with the GPU's clocks logged alongside: the
+             # minimum over rounds filters out the stretches when the whole GPU runs slower
+      mkdir -p "$OUT/rounds"
+      nvidia-smi --query-gpu=timestamp,clocks.sm,clocks.mem,power.draw,temperature.gpu,utilization.gpu,clocks_throttle_reasons.active \
+        --format=csv -lms 250 > "$OUT/rounds/smi.csv" 2>&1 &
+      smi=$!
+      for r in 1 2 3; do
+        $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k --modes 0,1 --repeat 20 ${ROUND_ARGS:-} \
+          2>&1 | grep -E "^(f16|q8_0|turbo)" | sed "s/^/round$r /"
+      done > "$OUT/rounds/table.txt"
+      kill $smi
+      sort -k2,2 -k5,5 -k4,4n "$OUT/rounds/table.txt" | awk '{print $1, $2, $3, $4, $5, $6}' | head -80 ;;
     targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
       TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
     *) echo "unknown step $step" ;;

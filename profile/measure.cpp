@@ -1,5 +1,7 @@
 #include "profile/measure.hpp"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <chrono>
 #include <functional>
@@ -18,13 +20,39 @@ constexpr uint64_t kRotateBytes = 256ull << 20;  // well past H100/H200 L2 (50-6
 // Runs `record` untimed until the GPU has been busy for a while: pipelines are built, caches and
 // clocks are up (a GPU idling between points drops its clocks; the first submission alone is
 // not enough, as two identical runs 3x apart showed on an H200).
+// Runs the recording back to back until the GPU's clocks have come up: an idle H200 drops its SM
+// clock to 345 MHz and takes a few hundred milliseconds of load to return to 1980 MHz, so a short
+// warm-up measured the ramp (2-5x slow points, bench/results/2026-11-22-h200-tuning-log.md).
+// Runs at least 600 ms (the clock sits low for the first ~250 ms of load, and three runs at the
+// low clock agree with each other too), then until three consecutive runs agree within 3%, or 3 s.
 void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record) {
-  const auto start = std::chrono::steady_clock::now();
-  const auto min_time = std::chrono::milliseconds(ctx.caps().device_class == DeviceClass::cpu ? 0 : 150);
-  for (int i = 0; i < 100; ++i) {
+  using clock = std::chrono::steady_clock;
+  const bool cpu = ctx.caps().device_class == DeviceClass::cpu;
+  const auto start = clock::now();
+  // The process's first warm-up runs 3 s: points measured in the first seconds after an idle
+  // stretch were 2-5x slow even after 600 ms of load (H200, bench/results/ tuning log).
+  static bool heated = false;
+  const auto min_time = std::chrono::milliseconds(cpu ? 0 : heated ? 600 : 3000);
+  const auto max_time = std::chrono::milliseconds(heated ? 3000 : 5000);
+  heated = true;
+  std::vector<double> runs;
+  for (int i = 0; i < 10000; ++i) {
+    const auto t0 = clock::now();
     ctx.run(record);
-    if (i >= 1 && std::chrono::steady_clock::now() - start >= min_time) break;
+    runs.push_back(std::chrono::duration<double>(clock::now() - t0).count());
+    const auto elapsed = clock::now() - start;
+    if (i < 1 || elapsed < min_time) continue;
+    if (cpu || elapsed >= max_time) break;
+    const size_t n = runs.size();
+    if (n >= 3) {
+      const auto [lo, hi] = std::minmax({runs[n - 1], runs[n - 2], runs[n - 3]});
+      if (hi <= lo * 1.03) break;
+    }
   }
+  if (spdlog::should_log(spdlog::level::debug) && !runs.empty())
+    spdlog::debug("turboprof warm-up: {} runs in {:.0f} ms, first {:.3f} ms, last {:.3f} ms", runs.size(),
+                  1e3 * std::chrono::duration<double>(clock::now() - start).count(), 1e3 * runs.front(),
+                  1e3 * runs.back());
 }
 
 // Times `repeats` recordings of `one` (the i-th between two timestamps) in one submission, after

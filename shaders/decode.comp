@@ -3,13 +3,22 @@
 //
 // A workgroup = one (split of a sequence, KV head, chunk of query rows, sequence). Its query rows
 // are the GQA heads of the KV head times the M new tokens, so each K/V row is read once for all
-// of them. Inside, a team of TEAM lanes works on one token at a time, each lane owning DPL
-// consecutive dims of the rows: the query rows' dims live in the lane's registers, K and V are
-// read once per lane as whole words, the score is summed across the team with subgroup shuffles,
-// and each team keeps its own online softmax (m, l, o) in f32 over UNROLL tokens per step, with no
-// workgroup barrier in the loop. At the end the teams merge (shuffles, then shared memory).
-// With one split the workgroup finishes the output (normalise, inverse rotation, store); otherwise
-// it writes partials (m, l, o) for decode_reduce.comp.
+// of them. Inside, a team of TEAM lanes works on a run of UNROLL consecutive tokens per step, each
+// lane owning DPL consecutive dims: the query rows' dims live in the lane's registers, and the
+// lane loads only its own bits of each K and V row straight from the pool into registers (no
+// shared staging, no workgroup barrier in the loop: every subgroup streams on its own).
+//
+// Per step, the lane's partial scores (UNROLL tokens x rows) are summed across the team by a
+// reduce-scatter (each shuffle level halves the values a lane holds), so each lane ends up owning
+// one or a few whole scores: the softcap, mask and exp are computed once per score, not once per
+// lane. The probabilities go through a small per-team slice of shared memory (subgroup barriers
+// only) to every lane of the team for the P.V products. The running maximum is raised only when a
+// score exceeds it by more than RAISE (the accumulators then hold weights up to e^RAISE, exact in
+// f32), so the rescale of the accumulators is rare.
+//
+// At the end the teams merge (shuffles, then shared memory). With one split the workgroup finishes
+// the output (normalise, inverse rotation, store); otherwise it writes partials (m, l, o) for
+// decode_reduce.comp.
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -21,7 +30,7 @@
 #include "dequant.glsl"
 #include "rotation.glsl"
 
-// Specialization constants: attention/decode_constants.hpp lists the same ids.
+// Specialization constants: attention/decoder.cpp lists the same ids.
 layout(constant_id = 0) const uint K_TYPE = 3;
 layout(constant_id = 1) const uint V_TYPE = 3;
 layout(constant_id = 2) const uint HEAD_DIM = 128;
@@ -39,9 +48,9 @@ layout(constant_id = 13) const uint GQA = 4;
 layout(constant_id = 14) const uint M = 1;
 layout(constant_id = 15) const uint ROWS = 4;        // query rows per workgroup
 layout(constant_id = 16) const uint WG = 128;        // invocations
-layout(constant_id = 17) const uint DPL = 16;        // dims per lane
-layout(constant_id = 18) const uint TEAM = 8;        // lanes per token (power of two, <= subgroup)
-layout(constant_id = 19) const uint UNROLL = 4;      // tokens per team per step
+layout(constant_id = 17) const uint DPL = 8;         // dims per lane
+layout(constant_id = 18) const uint TEAM = 16;       // lanes per token (power of two, <= subgroup)
+layout(constant_id = 19) const uint UNROLL = 4;      // consecutive tokens per team per step
 layout(constant_id = 20) const uint DIRECT = 1;      // one split: write the final output
 layout(constant_id = 21) const uint Q_F16 = 0;
 layout(constant_id = 22) const uint OUT_F16 = 0;
@@ -57,37 +66,45 @@ const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2 * K_GROUPS);
 const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2 * V_GROUPS);
 const uint QDIM = K_DIM > V_DIM ? K_DIM : V_DIM;
 const uint NTEAMS = WG / TEAM;
-const uint DPL4 = DPL / 4;  // vec4s per lane row: arrays of vec4 stay in registers
-// Per-row state as vec4 over rows, for the same reason: float arrays indexed in loops were left in
-// local memory (H200 statistics).
+const uint STEP = NTEAMS * UNROLL;  // tokens per step of the workgroup (divides the page size)
+const uint DPL4 = DPL / 4;          // vec4s per lane row: arrays of vec4 stay in registers
 const uint ROWS4 = (ROWS + 3) / 4;
-#define SC(u, j) s[(u) * ROWS4 + (j) / 4][(j) % 4]
 #define MR(j) m_run[(j) / 4][(j) % 4]
 #define LR(j) l_run[(j) / 4][(j) % 4]
-#define HI(j) hi_pos[(j) / 4][(j) % 4]
-#define LO(j) lo_pos[(j) / 4][(j) % 4]
-// A step: STEP consecutive tokens of one page, staged in shared memory as raw rows (bits, then
-// scales) by coalesced 16-byte loads of the whole workgroup, fetched one step ahead.
-const uint STEP = NTEAMS * UNROLL;
-const uint K_STAGE_BYTES = STEP * (K_BITS_ROW + 2 * K_GROUPS), V_STAGE_BYTES = STEP * (V_BITS_ROW + 2 * V_GROUPS);
-const uint K_VECS = K_STAGE_BYTES / 16, V_VECS = V_STAGE_BYTES / 16;
-const uint K_BITS_VECS = STEP * K_BITS_ROW / 16, V_BITS_VECS = STEP * V_BITS_ROW / 16;
-const uint PRE_K = (K_VECS + WG - 1) / WG, PRE_V = (V_VECS + WG - 1) / WG;
+// Scores per team and step: UNROLL tokens x R2 rows (rows padded to a power of two), at least 4.
+const uint R2 = ROWS <= 1 ? 1 : ROWS <= 2 ? 2 : ROWS <= 4 ? 4 : ROWS <= 8 ? 8 : ROWS <= 16 ? 16 : 32;
+const uint NV = UNROLL * R2 < 4 ? 4 : UNROLL * R2;  // <= 32: the plan lowers UNROLL
+const uint OWN = NV > TEAM ? NV / TEAM : 1;  // scores each lane owns after the reduce-scatter
+const float RAISE = 8.0;
 const uint MAX_SUBGROUPS = WG / MIN_SUBGROUP;
-const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : VARIANT;
-const uint NC = K_TYPE == TYPE_TURBO2 ? 4 : K_TYPE == TYPE_TURBO3 ? 8 : 16;
+const float NEG_INF = -1.0 / 0.0;
+
 const bool INDEXED_MODE = MODE != MODE_ZERO && MODE != MODE_NORM;  // modes whose loads return indices
 const bool USE_QLUT = VARIANT == VARIANT_QLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
 const bool K_REGLUT = VARIANT == VARIANT_REGLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
 const bool V_REGLUT = VARIANT == VARIANT_REGLUT && V_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
+const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : VARIANT;
+const uint NC = K_TYPE == TYPE_TURBO2 ? 4 : K_TYPE == TYPE_TURBO3 ? 8 : 16;
 const uint V_NC = V_TYPE == TYPE_TURBO2 ? 4 : V_TYPE == TYPE_TURBO3 ? 8 : 16;
-const bool USE_SMEM = VARIANT == VARIANT_SMEM;
 const uint TSIZE = USE_QLUT ? ROWS * K_DIM * NC : 1;
-const uint SSIZE = USE_SMEM ? WG / TEAM * QDIM : 1;
-const float NEG_INF = -1.0 / 0.0;
 
-layout(std430, binding = 0) readonly buffer KPool { uvec4 kp4[]; };
-layout(std430, binding = 1) readonly buffer VPool { uvec4 vp4[]; };
+// Words of a lane's bits per row: f16 2 dims, q8_0 4 dims, turbo 32 / (index bits) dims per word;
+// at least one (lanes then share a word and shift their part down).
+const uint K_LBITS = K_TYPE == TYPE_F16 ? 16 : K_TYPE == TYPE_Q8_0 ? 8 : K_TYPE == TYPE_TURBO4 ? 4 : 2;
+const uint V_LBITS = V_TYPE == TYPE_F16 ? 16 : V_TYPE == TYPE_Q8_0 ? 8 : V_TYPE == TYPE_TURBO4 ? 4 : 2;
+const uint K_NW = DPL * K_LBITS < 32 ? 1 : DPL * K_LBITS / 32;
+const uint V_NW = DPL * V_LBITS < 32 ? 1 : DPL * V_LBITS / 32;
+// Bytes of one scale group's bits (turbo3: 2-bit plane then sign plane).
+const uint K_GBYTES = K_TYPE == TYPE_TURBO3 ? 3 * K_GROUP / 8 : K_GROUP * K_LBITS / 8;
+const uint V_GBYTES = V_TYPE == TYPE_TURBO3 ? 3 * V_GROUP / 8 : V_GROUP * V_LBITS / 8;
+const bool K_HAS_SCALE = K_TYPE != TYPE_F16, V_HAS_SCALE = V_TYPE != TYPE_F16;
+
+layout(std430, binding = 0) readonly buffer KPool { uvec4 k4[]; };
+layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
+layout(std430, binding = 0) readonly buffer KPool1 { uint k1[]; };
+layout(std430, binding = 1) readonly buffer VPool { uvec4 v4[]; };
+layout(std430, binding = 1) readonly buffer VPool2 { uvec2 v2[]; };
+layout(std430, binding = 1) readonly buffer VPool1 { uint v1[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };  // (length, page table offset, -, -)
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -109,46 +126,134 @@ layout(push_constant) uniform Push {
 shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
-shared float ssh[SSIZE];                // smem: one dequantized row per team
-// The split's page numbers, read once: a page-table load in the step loop put a second global
-// load latency in series with every step's fetch. The plan keeps a split within this many pages.
+// smem: a table of value pairs per side, indexed by two elements' bits at once (turbo2 4 bits,
+// turbo3 4 index bits + 2 sign bits, turbo4 8 bits), in PAIR_COPIES interleaved copies (a lane
+// reads copy lane % PAIR_COPIES) so that lanes reading different entries rarely share a bank.
+const uint PAIR_COPIES = 4;
+const uint K_PAIRS = VARIANT == VARIANT_SMEM && K_TYPE >= TYPE_TURBO2 ? (K_TYPE == TYPE_TURBO4 ? 256 : K_TYPE == TYPE_TURBO3 ? 64 : 16) : 1;
+const uint V_PAIRS = VARIANT == VARIANT_SMEM && V_TYPE >= TYPE_TURBO2 ? (V_TYPE == TYPE_TURBO4 ? 256 : V_TYPE == TYPE_TURBO3 ? 64 : 16) : 1;
+shared vec2 kpair[K_PAIRS * PAIR_COPIES];
+shared vec2 vpair[V_PAIRS * PAIR_COPIES];
+uint pair_copy;  // this lane's copy
+// The centroids of pair-table entry e of a turbo type.
+vec2 pair_entry(uint type, uint e) {
+  if (type == TYPE_TURBO4) return vec2(turbo_centroid(type, VARIANT_LUT8, e & 15u), turbo_centroid(type, VARIANT_LUT8, e >> 4));
+  if (type == TYPE_TURBO2) return vec2(turbo_centroid(type, VARIANT_LUT8, e & 3u), turbo_centroid(type, VARIANT_LUT8, (e >> 2) & 3u));
+  return vec2(turbo_centroid(type, VARIANT_LUT8, (e & 3u) | (((e >> 4) & 1u) << 2)),
+              turbo_centroid(type, VARIANT_LUT8, ((e >> 2) & 3u) | (((e >> 5) & 1u) << 2)));
+}
+shared vec4 sc4[NTEAMS * NV / 4];       // per team: the step's scores, then its probabilities
+// The split's page numbers, read once. The plan keeps a split within this many pages.
 const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
-shared uvec4 kst[K_VECS];              // the step's K rows: bits of STEP rows, then their scales
-shared uvec4 vst[V_VECS];
 
-TKV_DEFINE_DEQUANT(kq, kst, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, STEP, DPL, VARIANT, MODE, pc.zero)
-TKV_DEFINE_DEQUANT(vq, vst, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, STEP, DPL, V_VARIANT, MODE, pc.zero)
-TKV_DEFINE_RAW(kraw, kst, K_TYPE, K_GROUP)
-TKV_DEFINE_RAW(vraw, vst, V_TYPE, V_GROUP)
-
-// Whether the 16 bytes at `vec` of a staged step are read in this profile mode: mode 1 reads
-// nothing, mode 2 only the scales, mode 3 skips turbo3's sign bytes (whole 16-byte runs of them).
-bool fetched(uint vec, uint bits_vecs, uint type, uint group, uint bits_row) {
-  if (MODE == MODE_ZERO) return false;
-  if (vec >= bits_vecs) return true;
-  if (MODE == MODE_NORM) return false;
-  if (MODE == MODE_NOSIGN && type == TYPE_TURBO3) {
-    const uint at = (vec * 16u) % bits_row, body = 3u * group / 8u;
-    const uint in_group = at % body;
-    return !(in_group >= group / 4u && in_group + 16u <= body);
+// Loads `nw` words at byte offset `off` (a multiple of min(nw, 4) words) as wide loads.
+#define TKV_LOAD_WORDS(P4, P2, P1, NW, off, dst)                                          \
+  if (NW >= 4) {                                                                          \
+    [[unroll]] for (uint c = 0; c < NW / 4; ++c) {                                        \
+      const uvec4 x = P4[((off) >> 4) + c];                                               \
+      dst[4 * c] = x.x; dst[4 * c + 1] = x.y; dst[4 * c + 2] = x.z; dst[4 * c + 3] = x.w; \
+    }                                                                                     \
+  } else if (NW == 2) {                                                                   \
+    const uvec2 x = P2[(off) >> 3];                                                       \
+    dst[0] = x.x; dst[min(1u, NW - 1u)] = x.y;                                            \
+  } else {                                                                                \
+    dst[0] = P1[(off) >> 2];                                                              \
   }
-  return true;
+
+// The f16 scale at byte offset `off` of a pool.
+float half_at(uint word, uint off) { return unpackHalf2x16((off & 2u) != 0u ? (word >> 16) : word).x; }
+
+// Fetches the lane's part of token `slot` of `page` (K when is_k): only what the profile mode reads.
+#define TKV_DEFINE_FETCH(NAME, P4, P2, P1, TYPE, GROUP, GROUPS, BITS_ROW, REGION, NW, LBITS, GBYTES, DIM)      \
+  void NAME(uint page, uint kvh, uint slot, uint d0, out uint w[NW], out uint sgn, out float scale) {        \
+    [[unroll]] for (uint i = 0; i < NW; ++i) w[i] = 0u;                                                      \
+    sgn = 0u;                                                                                                \
+    scale = 1.0;                                                                                             \
+    if (MODE == MODE_ZERO || d0 >= DIM) return;                                                              \
+    const uint region = page * (REGION * KV_HEADS) + kvh * REGION;                                           \
+    const uint row = region + slot * BITS_ROW;                                                               \
+    const uint g = d0 / GROUP, j0 = d0 % GROUP;                                                              \
+    if (TYPE != TYPE_F16) {                                                                                  \
+      const uint off = region + PAGE_SIZE * BITS_ROW + slot * 2u * GROUPS + 2u * g;                          \
+      scale = half_at(P1[off >> 2], off);                                                                    \
+      if (MODE == MODE_NORM) return;                                                                         \
+    }                                                                                                        \
+    if (MODE == MODE_NORM) { /* f16 has no scale: touch one word of the lane's chunk */                      \
+      w[0] = P1[(row + 2u * d0) >> 2];                                                                       \
+      return;                                                                                                \
+    }                                                                                                        \
+    const uint gbase = row + g * GBYTES;                                                                     \
+    const uint bit0 = j0 * LBITS;                                                                            \
+    const uint off = TYPE == TYPE_F16 ? row + 2u * d0 : TYPE == TYPE_Q8_0 ? row + d0 : gbase + (bit0 >> 5) * 4u; \
+    TKV_LOAD_WORDS(P4, P2, P1, NW, off, w)                                                                   \
+    if (DPL * LBITS < 32) w[0] >>= (bit0 & 31u);                                                             \
+    if (TYPE == TYPE_TURBO3 && MODE != MODE_NOSIGN)                                                          \
+      sgn = P1[(gbase + GROUP / 4u + (j0 >> 5) * 4u) >> 2] >> (j0 & 31u);                                    \
+  }
+
+TKV_DEFINE_FETCH(fetch_k, k4, k2, k1, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, K_REGION, K_NW, K_LBITS, K_GBYTES, K_DIM)
+TKV_DEFINE_FETCH(fetch_v, v4, v2, v1, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, V_REGION, V_NW, V_LBITS, V_GBYTES, V_DIM)
+
+// Element k's turbo index from the lane's words.
+uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint w3, uint sgn) {
+  const uint bit = k * lbits;
+  const uint word = (bit >> 5) == 0u ? w0 : (bit >> 5) == 1u ? w1 : (bit >> 5) == 2u ? w2 : w3;
+  uint idx = (word >> (bit & 31u)) & ((1u << lbits) - 1u);
+  if (type == TYPE_TURBO3) idx |= MODE == MODE_NOSIGN ? 4u : ((sgn >> k) & 1u) << 2;
+  else if (MODE == MODE_NOSIGN) idx |= 1u << (lbits - 1u);
+  return idx;
 }
 
-// The j-th 16 bytes of the step starting at `slot0` of `page`: first the rows' bits, then scales.
-uvec4 fetch_k(uint page, uint kvh, uint slot0, uint j) {
-  const uint region = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
-  if (!fetched(j, K_BITS_VECS, K_TYPE, K_GROUP, K_BITS_ROW)) return uvec4(0);
-  return j < K_BITS_VECS ? kp4[(region + slot0 * K_BITS_ROW) / 16 + j]
-                         : kp4[(region + PAGE_SIZE * K_BITS_ROW + slot0 * 2 * K_GROUPS) / 16 + j - K_BITS_VECS];
-}
-uvec4 fetch_v(uint page, uint kvh, uint slot0, uint j) {
-  const uint region = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
-  if (!fetched(j, V_BITS_VECS, V_TYPE, V_GROUP, V_BITS_ROW)) return uvec4(0);
-  return j < V_BITS_VECS ? vp4[(region + slot0 * V_BITS_ROW) / 16 + j]
-                         : vp4[(region + PAGE_SIZE * V_BITS_ROW + slot0 * 2 * V_GROUPS) / 16 + j - V_BITS_VECS];
-}
+// The lane's DPL values of a row from its words, before the scale. For qlut / reglut the turbo
+// values are the indices themselves (as floats); smem reads the codebook from shared memory.
+#define TKV_DEFINE_VALUES(NAME, TYPE, NW, LBITS, VAR, PAIRS)                                                 \
+  void NAME(uint w[NW], uint sgn, out vec4 v[DPL4]) {                                                        \
+    if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                      \
+      [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(MODE == MODE_NORM ? 1.0 : 0.0);                 \
+      return;                                                                                                \
+    }                                                                                                        \
+    if (MODE == MODE_NORM) {                                                                                 \
+      [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(unpackHalf2x16(w[0]).x);                        \
+      return;                                                                                                \
+    }                                                                                                        \
+    if (VAR == VARIANT_SMEM && TYPE >= TYPE_TURBO2 && MODE == MODE_FULL) {                                   \
+      [[unroll]] for (uint k = 0; k < DPL; k += 2) {                                                         \
+        const uint bit = k * LBITS, word = w[min(bit >> 5, NW - 1u)] >> (bit & 31u);                          \
+        uint e = word & (TYPE == TYPE_TURBO4 ? 255u : 15u);                                                   \
+        if (TYPE == TYPE_TURBO3) e |= ((sgn >> k) & 3u) << 4;                                                 \
+        const vec2 x = PAIRS[e * PAIR_COPIES + pair_copy];                                                    \
+        v[k / 4][k % 4] = x.x;                                                                                \
+        v[k / 4][k % 4 + 1] = x.y;                                                                            \
+      }                                                                                                      \
+      return;                                                                                                \
+    }                                                                                                        \
+    [[unroll]] for (uint k = 0; k < DPL; ++k) {                                                              \
+      float x;                                                                                               \
+      if (TYPE == TYPE_F16) {                                                                                \
+        const vec2 h = unpackHalf2x16(w[k / 2]);                                                             \
+        x = (k & 1u) != 0u ? h.y : h.x;                                                                      \
+      } else if (TYPE == TYPE_Q8_0) {                                                                        \
+        x = float(bitfieldExtract(int(w[k / 4]), int(8u * (k % 4)), 8));                                     \
+      } else {                                                                                               \
+        const uint idx = turbo_index(TYPE, LBITS, k, w[0], w[min(1u, NW - 1u)], w[min(2u, NW - 1u)],         \
+                                     w[min(3u, NW - 1u)], sgn);                                              \
+        const uint top = TYPE == TYPE_TURBO2 ? 3u : TYPE == TYPE_TURBO3 ? 7u : 15u;                          \
+        if (VAR == VARIANT_QLUT || VAR == VARIANT_REGLUT)                                                    \
+          x = float(MODE == MODE_CONST ? top | (idx & pc.zero) : idx);                                       \
+        else if (MODE == MODE_CONST)                                                                         \
+          x = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & pc.zero);                                \
+        else                                                                                                 \
+          x = turbo_centroid(TYPE, VAR, idx);                                                                \
+      }                                                                                                      \
+      v[k / 4][k % 4] = x;                                                                                   \
+    }                                                                                                        \
+    if (MODE == MODE_CONST && TYPE < TYPE_TURBO2)                                                            \
+      [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(1.0) + vec4(floatBitsToUint(v[c]) & uvec4(pc.zero)); \
+  }
+
+TKV_DEFINE_VALUES(k_values, K_TYPE, K_NW, K_LBITS, VARIANT, kpair)
+TKV_DEFINE_VALUES(v_values, V_TYPE, V_NW, V_LBITS, V_VARIANT, vpair)
 
 #define R_INDEX(j, d) ((j) * QDIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
@@ -161,29 +266,87 @@ float load_q(uint index) {
   return uintBitsToFloat(qw[index]);
 }
 
-// smem variant: the team dequantizes a row into shared memory with a strided assignment (lane L
-// takes dims L, L + TEAM, ...), then each lane reads back its own contiguous dims.
-// Profile modes other than 0 produce through the contiguous loader (which applies the mode).
-void smem_row(bool is_k, uint row, uint team, uint lane, out vec4 v[DPL4]) {
-  const uint dims = is_k ? K_DIM : V_DIM;
-  if (MODE == MODE_FULL) {
-    [[unroll]] for (uint k = 0; k < DPL; ++k) {
-      const uint d = lane + TEAM * k;
-      if (d < dims) ssh[team * QDIM + d] = is_k ? kraw_raw(row, d) : vraw_raw(row, d);
-    }
-  } else if (lane * DPL < dims) {
-    if (is_k) kq_load(row, lane * DPL, v);
-    else vq_load(row, lane * DPL, v);
-    [[unroll]] for (uint i = 0; i < DPL; ++i) ssh[team * QDIM + lane * DPL + i] = v[i >> 2][i & 3u];
+// The per-token parts of a step, written as macros of a literal token index and expanded for
+// 0..7 (guarded by UNROLL): the driver left loops over the tokens rolled once their bodies grew,
+// which moved the per-token arrays to local memory and cost 3-4x (H200 compiler statistics).
+#define TKV_FOR_TOKENS(X) X(0u) X(1u) X(2u) X(3u) X(4u) X(5u) X(6u) X(7u)
+
+// Loads token u's words (the team's tokens share a page; a token past the split's end loads
+// nothing and holds zeros).
+#define TKV_FETCH_TOKEN(u)                                                                        \
+  if (u < UNROLL) {                                                                               \
+    uint w[K_NW];                                                                                 \
+    uint x[V_NW];                                                                                 \
+    uint ks = 0u, vs = 0u;                                                                        \
+    float kc = 0.0, vc = 0.0;                                                                     \
+    if (tok0 + u < end) {                                                                         \
+      fetch_k(page, kvh, slot0 + u, d0, w, ks, kc);                                               \
+      fetch_v(page, kvh, slot0 + u, d0, x, vs, vc);                                               \
+    } else {                                                                                      \
+      [[unroll]] for (uint i = 0; i < K_NW; ++i) w[i] = 0u;                                       \
+      [[unroll]] for (uint i = 0; i < V_NW; ++i) x[i] = 0u;                                       \
+    }                                                                                             \
+    ksg[u] = ks;                                                                                  \
+    vsg[u] = vs;                                                                                  \
+    kscale[u] = kc;                                                                               \
+    vscale[u] = vc;                                                                               \
+    [[unroll]] for (uint i = 0; i < K_NW; ++i) kw[u * K_NW + i] = w[i];                           \
+    [[unroll]] for (uint i = 0; i < V_NW; ++i) vw[u * V_NW + i] = x[i];                           \
   }
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  [[unroll]] for (uint i = 0; i < DPL; ++i) {
-    const uint d = lane * DPL + i;
-    v[i >> 2][i & 3u] = d < dims ? ssh[team * QDIM + d] : 0.0;
+
+// Token u's partial scores against every row over the lane's dims.
+#define TKV_SCORE_TOKEN(u)                                                                        \
+  if (u < UNROLL) {                                                                               \
+    uint w[K_NW];                                                                                 \
+    [[unroll]] for (uint i = 0; i < K_NW; ++i) w[i] = kw[u * K_NW + i];                           \
+    vec4 kv[DPL4];                                                                                \
+    k_values(w, ksg[u], kv);                                                                      \
+    float r[NC]; /* reglut: centroid x scale of every entry, indexed by the loaded indices */      \
+    if (K_REGLUT)                                                                                 \
+      [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * kscale[u]; \
+    [[unroll]] for (uint j = 0; j < ROWS; ++j) {                                                  \
+      float acc = 0.0;                                                                            \
+      if (USE_QLUT) {                                                                             \
+        [[unroll]] for (uint k = 0; k < DPL; ++k)                                                 \
+          if (d0 + k < K_DIM) acc += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k / 4][k % 4])];     \
+        acc *= kscale[u];                                                                         \
+      } else if (K_REGLUT) {                                                                      \
+        [[unroll]] for (uint k = 0; k < DPL; ++k) acc += q[j * DPL4 + k / 4][k % 4] * r[uint(kv[k / 4][k % 4])]; \
+      } else {                                                                                    \
+        [[unroll]] for (uint c = 0; c < DPL4; ++c) acc += dot(q[j * DPL4 + c], kv[c]);            \
+        acc *= kscale[u];                                                                         \
+      }                                                                                           \
+      s[u * R2 + j] = acc;                                                                        \
+    }                                                                                             \
   }
-  subgroupBarrier();
-}
+
+// P.V for token u: the lane's dims of V, weighted by each row's probability (which also sums into l).
+#define TKV_ACCUM_TOKEN(u)                                                                        \
+  if (u < UNROLL) {                                                                               \
+    uint w[V_NW];                                                                                 \
+    [[unroll]] for (uint i = 0; i < V_NW; ++i) w[i] = vw[u * V_NW + i];                           \
+    vec4 vv[DPL4];                                                                                \
+    v_values(w, vsg[u], vv);                                                                      \
+    float sc = vscale[u];                                                                         \
+    if (V_REGLUT) {                                                                               \
+      float r[V_NC];                                                                              \
+      [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc; \
+      [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k / 4][k % 4] = r[uint(vv[k / 4][k % 4])];     \
+      sc = 1.0;                                                                                   \
+    }                                                                                             \
+    [[unroll]] for (uint c = 0; c < (R2 + 3) / 4; ++c) {                                          \
+      const vec4 pv = sc4[tbase + (u * R2) / 4 + c];                                              \
+      [[unroll]] for (uint e = 0; e < 4; ++e) {                                                   \
+        const uint j = 4 * c + e;                                                                 \
+        if (j < R2 && j < ROWS) {                                                                 \
+          const float p = pv[(u * R2 + j) % 4];                                                   \
+          LR(j) += p;                                                                             \
+          const float wgt = p * sc;                                                               \
+          [[unroll]] for (uint k = 0; k < DPL4; ++k) o[j * DPL4 + k] += wgt * vv[k];              \
+        }                                                                                         \
+      }                                                                                           \
+    }                                                                                             \
+  }
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -200,6 +363,13 @@ void main() {
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+  pair_copy = lane % PAIR_COPIES;
+  if (VARIANT == VARIANT_SMEM) {
+    if (K_TYPE >= TYPE_TURBO2)
+      for (uint i = tid; i < K_PAIRS * PAIR_COPIES; i += WG) kpair[i] = pair_entry(K_TYPE, i / PAIR_COPIES);
+    if (V_TYPE >= TYPE_TURBO2)
+      for (uint i = tid; i < V_PAIRS * PAIR_COPIES; i += WG) vpair[i] = pair_entry(V_TYPE, i / PAIR_COPIES);
+  }
 
   // Query rows (scaled), rotated by the cache's rotation when K is turbo.
   for (uint e = tid; e < ROWS * QDIM; e += WG) {
@@ -232,14 +402,6 @@ void main() {
   }
   barrier();  // qsh is reused after the loop
 
-  // The positions each row may see: causal among the new tokens, then the window.
-  uvec4 hi_pos[ROWS4], lo_pos[ROWS4];
-  [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-    const uint gr = row_chunk * ROWS + j;
-    HI(j) = gr < RM ? len - M + gr / GQA : 0u;
-    LO(j) = gr < RM ? ((pc.window > 0 && HI(j) + 1 > pc.window) ? HI(j) + 1 - pc.window : 0u) : 1u;
-  }
-
   vec4 m_run[ROWS4], l_run[ROWS4];
   vec4 o[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j) {
@@ -247,135 +409,109 @@ void main() {
     LR(j) = 0.0;
     [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] = vec4(0.0);
   }
-
-  // Fetch a step ahead: the loads of step n+1 are in flight while step n is computed.
-  uvec4 pre_k[PRE_K], pre_v[PRE_V];
-  {
-    const uint page0 = split_pages[0], slot0 = start % PAGE_SIZE;
-    [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
-      const uint j = tid + r * WG;
-      pre_k[r] = j < K_VECS ? fetch_k(page0, kvh, slot0, j) : uvec4(0);
-    }
-    [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
-      const uint j = tid + r * WG;
-      pre_v[r] = j < V_VECS ? fetch_v(page0, kvh, slot0, j) : uvec4(0);
-    }
-  }
+  const uint tbase = team * (NV / 4);  // the team's slice of sc4
 
   for (uint base = start; base < end; base += STEP) {
-    barrier();  // the previous step is no longer read from kst / vst
-    [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
-      const uint j = tid + r * WG;
-      if (j < K_VECS) kst[j] = pre_k[r];  // one 16-byte store: no bank conflicts
-    }
-    [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
-      const uint j = tid + r * WG;
-      if (j < V_VECS) vst[j] = pre_v[r];
-    }
-    const uint next = base + STEP;
-    if (next < end) {
-      const uint page1 = split_pages[next / PAGE_SIZE - first_page], slot1 = next % PAGE_SIZE;
-      [[unroll]] for (uint r = 0; r < PRE_K; ++r) {
-        const uint j = tid + r * WG;
-        if (j < K_VECS) pre_k[r] = fetch_k(page1, kvh, slot1, j);
-      }
-      [[unroll]] for (uint r = 0; r < PRE_V; ++r) {
-        const uint j = tid + r * WG;
-        if (j < V_VECS) pre_v[r] = fetch_v(page1, kvh, slot1, j);
-      }
-    }
-    barrier();
+    // The team's UNROLL consecutive tokens share a page (the step divides the page size).
+    const uint tok0 = base + team * UNROLL;
+    const uint page = split_pages[tok0 / PAGE_SIZE - first_page], slot0 = tok0 % PAGE_SIZE;
+    uint kw[8 * K_NW], vw[8 * V_NW], ksg[8], vsg[8];  // sized for the 8 expansions; UNROLL are used
+    float kscale[8], vscale[8];
+    TKV_FOR_TOKENS(TKV_FETCH_TOKEN)
 
-    vec4 s[UNROLL * ROWS4];
-    // Scores: each lane's partial dot products from the staged rows, then summed across the team.
-    [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-      const uint i = u * NTEAMS + team;  // the token's index in the step
-      const bool valid = base + i < end;
-      const uint row = i * K_BITS_ROW;
-      vec4 kv[DPL4];
-      if (USE_SMEM) smem_row(true, row, team, lane, kv);
-      else if (d0 < K_DIM) kq_load(row, d0, kv);
-      else [[unroll]] for (uint c = 0; c < DPL4; ++c) kv[c] = vec4(0.0);
-      const float sc = d0 < K_DIM ? kq_scale(0u, i, K_GROUPS > 0 ? d0 / K_GROUP : 0u) : 0.0;
-      float r[NC];  // reglut: centroid x scale of every entry, indexed by the loaded indices
-      if (K_REGLUT)
-        [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * sc;
-      [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        float acc = 0.0;
-        if (USE_QLUT) {
-          [[unroll]] for (uint k = 0; k < DPL; ++k)
-            if (d0 + k < K_DIM) acc += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k / 4][k % 4])];
-          acc *= sc;
-        } else if (K_REGLUT) {
-          [[unroll]] for (uint k = 0; k < DPL; ++k) acc += q[j * DPL4 + k / 4][k % 4] * r[uint(kv[k / 4][k % 4])];
+    // The lane's partial scores s[u * R2 + j] over its dims.
+    float s[NV];
+    [[unroll]] for (uint i = 0; i < NV; ++i) s[i] = 0.0;
+    TKV_FOR_TOKENS(TKV_SCORE_TOKEN)
+
+    // Reduce-scatter across the team: at each shuffle level a lane keeps one half of its values
+    // (the upper half when its bit of `off` is set) plus its partner's copy of that half. Once a
+    // lane holds one value, the remaining levels sum it whole.
+    uint own = 0u;
+    [[unroll]] for (uint level = 0; level < 5; ++level) {  // a counted loop: it unrolls, so s stays in registers
+      const uint off = 16u >> level;
+      if (off < TEAM) {
+        const bool up = (lane & off) != 0u;
+        const uint h = NV * off / TEAM;  // values kept after this level (0: whole sums)
+        if (h > 0u) {
+          [[unroll]] for (uint i = 0; i < 16u; ++i) {  // NV <= 32 (the plan)
+            if (i < h) {
+              const float keep = up ? s[i + h] : s[i], give = up ? s[i] : s[i + h];
+              s[i] = keep + subgroupShuffleXor(give, off);
+            }
+          }
+          if (up) own += h;
         } else {
-          [[unroll]] for (uint c = 0; c < DPL4; ++c) acc += dot(q[j * DPL4 + c], kv[c]);
-          acc *= sc;
+          s[0] += subgroupShuffleXor(s[0], off);
         }
-        SC(u, j) = valid ? acc : 0.0;
       }
     }
-    [[unroll]] for (uint off = 1; off < TEAM; off <<= 1)
-      [[unroll]] for (uint u = 0; u < UNROLL; ++u)
-        [[unroll]] for (uint j = 0; j < ROWS; ++j) SC(u, j) += subgroupShuffleXor(SC(u, j), off);
 
-    // Online softmax over the step's tokens, per row.
+    // The owned scores: soft-cap, then the causal and window mask of their row.
+    [[unroll]] for (uint i = 0; i < OWN; ++i) {
+      const uint gi = own + i, u = gi / R2, j = gi % R2, gr = row_chunk * ROWS + j;
+      const uint t = tok0 + u;
+      const uint hi = len - M + gr / GQA;
+      const uint lo = (pc.window > 0 && hi + 1 > pc.window) ? hi + 1 - pc.window : 0u;
+      float v = s[i];
+      if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
+      const bool live = u < UNROLL && j < ROWS && gr < RM && t < end && t >= lo && t <= hi;
+      s[i] = live ? v : NEG_INF;
+      sc4[tbase + gi / 4][gi % 4] = s[i];
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+
+    // Each row's largest score of the step; the running maximum moves only when exceeded by RAISE.
+    vec4 mx[ROWS4];
+    [[unroll]] for (uint c = 0; c < ROWS4; ++c) mx[c] = vec4(NEG_INF);
+    [[unroll]] for (uint c = 0; c < 8u; ++c) {
+      if (c >= NV / 4) break;
+      const vec4 x = sc4[tbase + c];
+      [[unroll]] for (uint e = 0; e < 4; ++e) {
+        const uint gi = 4 * c + e, j = gi % R2;
+        if (gi / R2 < UNROLL && j < ROWS) mx[j / 4][j % 4] = max(mx[j / 4][j % 4], x[e]);
+      }
+    }
+    bool rescale = false;
+    vec4 alpha[ROWS4];
     [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-      float mx = NEG_INF;
-      [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-        const uint t = base + u * NTEAMS + team;
-        float v = SC(u, j);
-        if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
-        v = (t < end && t >= LO(j) && t <= HI(j)) ? v : NEG_INF;
-        SC(u, j) = v;
-        mx = max(mx, v);
-      }
-      const float m_new = max(MR(j), mx);
-      const float alpha = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - m_new);
+      const float m_old = MR(j), m_new = mx[j / 4][j % 4] > m_old + RAISE ? mx[j / 4][j % 4] : m_old;
+      alpha[j / 4][j % 4] = m_new == m_old ? 1.0 : (m_old == NEG_INF ? 0.0 : exp(m_old - m_new));
+      rescale = rescale || m_new != m_old;
       MR(j) = m_new;
-      LR(j) *= alpha;
-      [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] *= alpha;
-      [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-        const float p = SC(u, j) == NEG_INF ? 0.0 : exp(SC(u, j) - m_new);
-        SC(u, j) = p;
-        LR(j) += p;
-      }
     }
-
-    // P.V: the lane's dims of V, weighted by each row's probability.
-    [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
-      const uint i = u * NTEAMS + team;
-      const bool valid = base + i < end;
-      const uint row = i * V_BITS_ROW;
-      vec4 vv[DPL4];
-      if (USE_SMEM) {
-        smem_row(false, row, team, lane, vv);
-        if (!valid) [[unroll]] for (uint c = 0; c < DPL4; ++c) vv[c] = vec4(0.0);  // 0 * NaN would be NaN
-      } else if (valid && d0 < V_DIM) {
-        vq_load(row, d0, vv);
-      } else {
-        [[unroll]] for (uint c = 0; c < DPL4; ++c) vv[c] = vec4(0.0);
-      }
-      float sc = d0 < V_DIM ? vq_scale(0u, i, V_GROUPS > 0 ? d0 / V_GROUP : 0u) : 0.0;
-      if (V_REGLUT) {
-        float r[V_NC];
-        [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc;
-        [[unroll]] for (uint k = 0; k < DPL; ++k) vv[k / 4][k % 4] = r[uint(vv[k / 4][k % 4])];
-        sc = 1.0;
-      }
+    if (rescale) {
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
-        const float p = SC(u, j) * sc;  // 0 for tail tokens and masked positions
-        [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] += p * vv[c];
+        const float a = alpha[j / 4][j % 4];
+        LR(j) *= a;
+        [[unroll]] for (uint c = 0; c < DPL4; ++c) o[j * DPL4 + c] *= a;
       }
     }
+    // The owned probabilities, for the whole team.
+    float p_own[OWN];
+    [[unroll]] for (uint i = 0; i < OWN; ++i) {
+      const uint j = (own + i) % R2;
+      float m = MR(0);
+      [[unroll]] for (uint r = 1; r < ROWS; ++r) m = j == r ? MR(r) : m;
+      p_own[i] = s[i] == NEG_INF ? 0.0 : exp(s[i] - m);
+    }
+    subgroupBarrier();  // every lane has read the scores
+    [[unroll]] for (uint i = 0; i < OWN; ++i) sc4[tbase + (own + i) / 4][(own + i) % 4] = p_own[i];
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+
+    // P.V: the lane's dims of V, weighted by each row's probability (which also sums into l).
+    TKV_FOR_TOKENS(TKV_ACCUM_TOKEN)
+    subgroupBarrier();  // the probabilities are read before the next step overwrites them
   }
 
   // Merge the teams of a subgroup (lanes with the same dims), then the subgroups. The loop bound
   // is a constant (the largest subgroup size) so that it unrolls: a runtime-bounded loop here made
-  // the compiler keep `o` in local memory for the whole kernel (H200 statistics: 160-544 bytes
-  // of local memory exactly when TEAM < 32, and mode 1 up to 19x slower).
-  [[unroll]] for (uint off = TEAM; off < 128u; off <<= 1) {
-    if (off < gl_SubgroupSize) {
+  // the compiler keep `o` in local memory for the whole kernel (H200 statistics).
+  [[unroll]] for (uint level = 0; level < 7; ++level) {
+    const uint off = TEAM << level;
+    if (off < 128u && off < gl_SubgroupSize) {
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float m2 = subgroupShuffleXor(MR(j), off), l2 = subgroupShuffleXor(LR(j), off);
         const float mx = max(MR(j), m2);

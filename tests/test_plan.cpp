@@ -37,17 +37,19 @@ DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
 }  // namespace
 
 TEST(Plan, ShortContextsRunOneSplitWithoutReduce) {
-  const auto p = plan_decode(h100(), llama8b(512));
+  // Up to four steps of tokens: one split (a split streams at least four steps).
+  const uint32_t ctx = 4 * plan_decode(h100(), llama8b(64)).tokens_per_step();
+  const auto p = plan_decode(h100(), llama8b(ctx));
   EXPECT_EQ(p.splits, 1u);
   EXPECT_TRUE(p.direct());
-  EXPECT_GE(p.chunk, 512u);
+  EXPECT_GE(p.chunk, ctx);
 }
 
 TEST(Plan, LongContextsFillEverySmAtBatchOne) {
   for (uint32_t ctx : {8192u, 32768u, 131072u}) {
     const auto p = plan_decode(h100(), llama8b(ctx));
-    // Two workgroups per SM, unless the splits are already at their minimum of two tiles.
-    EXPECT_TRUE(p.workgroups >= 132u * 2 || p.chunk <= 2 * p.tokens_per_step()) << ctx << ": " << p.describe();
+    // Eight workgroups per SM, unless the splits are already at their minimum of four steps.
+    EXPECT_TRUE(p.workgroups >= 132u * 8 || p.chunk <= 4 * p.tokens_per_step()) << ctx << ": " << p.describe();
     EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
     EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
     EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
@@ -99,4 +101,29 @@ TEST(Plan, DescribeNamesTheChoice) {
   const auto text = plan_decode(h100(), llama8b(131072)).describe();
   EXPECT_NE(text.find("splits"), std::string::npos);
   EXPECT_NE(text.find("132 compute units"), std::string::npos);
+}
+
+TEST(Plan, SmallPagesWithNarrowTeamsGetSmallerWorkgroups) {
+  // Head dim 64 and GQA 2: 16 dims per lane, 4 lanes a token, 32 teams in 128 invocations; a page
+  // of 16 tokens needs a step of at most 16 tokens, so the workgroup shrinks.
+  for (uint32_t page : {16u, 32u, 64u}) {
+    const DecodeShape s{KvType::f16, KvType::turbo3, 64, 4, 2, 1, 1, 1000, page};
+    for (const auto& caps : {h100(), lavapipe()}) {
+      const auto p = plan_decode(caps, s);
+      EXPECT_EQ(page % p.tokens_per_step(), 0u) << page << ": " << p.describe();
+      EXPECT_GE(p.workgroup, p.team);
+      EXPECT_EQ(p.workgroup % caps.subgroup_size, 0u);
+    }
+  }
+}
+
+TEST(Plan, PartialScoresPerLaneStayWithinTheKernelsArrays) {
+  // The kernel holds unroll x (rows padded to a power of two) scores per lane, at most 32.
+  for (uint32_t m : {1u, 2u, 4u, 8u})
+    for (uint32_t unroll : {0u, 8u}) {
+      const auto p = plan_decode(h100(), llama8b(32768, 1, m), {.unroll = unroll});
+      uint32_t r2 = 1;
+      while (r2 < p.rows) r2 *= 2;
+      EXPECT_LE(p.unroll * r2, 32u) << p.describe();
+    }
 }

@@ -185,19 +185,18 @@ std::string policy_text(const DeviceCaps& caps, const std::string& rules) {
 
 // ---- built-in defaults ----
 
-TEST_F(PolicyTest, NvidiaSwitchesVariantAtTheTableThreshold) {
-  // The H200 measurement of 2026-11-22: alu below 64K tokens, mag4 from 64K.
-  for (uint32_t ctx : {1u, 512u, 16384u, 65535u}) EXPECT_EQ(chosen(h100(), ctx), Variant::alu) << ctx;
-  for (uint32_t ctx : {65536u, 131072u, 1u << 20}) EXPECT_EQ(chosen(h100(), ctx), Variant::mag4) << ctx;
+TEST_F(PolicyTest, NvidiaUsesTheSharedMemoryCodebookAtEveryDepth) {
+  // The H200 measurement of 2026-11-22 (streaming kernel): smem fastest at 32K and 128K.
+  for (uint32_t ctx : {1u, 512u, 16384u, 65535u, 65536u, 131072u, 1u << 20})
+    EXPECT_EQ(chosen(h100(), ctx), Variant::smem) << ctx;
   const auto c = DispatchPolicy::defaults(h100()).choose(llama8b(131072));
   EXPECT_NE(c.reason.find("defaults: NVIDIA"), std::string::npos) << c.reason;
-  EXPECT_NE(c.reason.find("context >= 65536"), std::string::npos) << c.reason;
   EXPECT_FALSE(c.variant_forced);
   // The defaults leave the knobs to the plan, and the plan accepts the choice.
   EXPECT_EQ(c.request.splits, 0u);
   EXPECT_EQ(c.request.dims_per_lane, 0u);
   EXPECT_EQ(c.request.unroll, 0u);
-  EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::mag4);
+  EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::smem);
 }
 
 TEST_F(PolicyTest, AmdIntelAndAppleUseAluAtEveryDepth) {
@@ -230,7 +229,7 @@ TEST_F(PolicyTest, SelectionIsPureAndIgnoresTheEnvironment) {
   const auto b = policy.choose(llama8b(4096));
   EXPECT_EQ(a.request.variant, b.request.variant);
   EXPECT_EQ(a.reason, b.reason);
-  EXPECT_EQ(b.request.variant, Variant::alu);
+  EXPECT_EQ(b.request.variant, Variant::smem);
 }
 
 TEST_F(PolicyTest, NonTurboTypesSayTheVariantDoesNotApply) {
@@ -281,11 +280,11 @@ TEST_F(PolicyTest, FileRulesMatchInOrderAndFallBackToTheDefaults) {
 
   // A file that covers only part of the shapes: the rest gets the device's defaults.
   const std::string partial =
-      write("partial.json", policy_text(h100(), R"([{"k_type": "turbo4", "variant": "smem"}])"));
+      write("partial.json", policy_text(h100(), R"([{"k_type": "turbo4", "variant": "lut8"}])"));
   const auto q = DispatchPolicy::load(partial, h100());
-  EXPECT_EQ(q.choose(llama8b(100, KvType::turbo4)).request.variant, Variant::smem);
+  EXPECT_EQ(q.choose(llama8b(100, KvType::turbo4)).request.variant, Variant::lut8);
   c = q.choose(llama8b(65536, KvType::turbo3));
-  EXPECT_EQ(c.request.variant, Variant::mag4);
+  EXPECT_EQ(c.request.variant, Variant::smem);
   EXPECT_NE(c.reason.find("no rule for turbo3 at context 65536"), std::string::npos) << c.reason;
   EXPECT_NE(c.reason.find("defaults: NVIDIA"), std::string::npos) << c.reason;
 }
@@ -391,7 +390,7 @@ TEST_F(PolicyTest, DefaultPathIsPerDeviceAndDriverInTheCacheDirectory) {
 
 TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   const auto base = DispatchPolicy::defaults(h100()).choose(llama8b(100));
-  EXPECT_EQ(apply_environment(base).request.variant, Variant::alu);  // nothing set: unchanged
+  EXPECT_EQ(apply_environment(base).request.variant, Variant::smem);  // nothing set: unchanged
   EXPECT_EQ(apply_environment(base).reason, base.reason);
   {
     ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2");
@@ -407,7 +406,7 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   {  // Empty values and TKV_VARIANT=auto leave the policy's choice.
     ScopedEnv v("TKV_VARIANT", "auto"), s("TKV_SPLITS", "");
     const auto c = apply_environment(base);
-    EXPECT_EQ(c.request.variant, Variant::alu);
+    EXPECT_EQ(c.request.variant, Variant::smem);
     EXPECT_FALSE(c.variant_forced);
     EXPECT_EQ(c.request.splits, 0u);
   }
@@ -434,7 +433,7 @@ TEST_F(PolicyTest, PrecedenceThroughResolveRequest) {
   auto policy = DispatchPolicy::defaults(h100());
   DecodeOptions options;
   auto c = resolve_request(policy, shape, options);
-  EXPECT_EQ(c.request.variant, Variant::alu);  // defaults
+  EXPECT_EQ(c.request.variant, Variant::smem);  // defaults
   EXPECT_EQ(c.request.splits, 0u);
 
   policy.set_rules({{.variant = Variant::lut8, .splits = 4, .dims_per_lane = 8, .unroll = 1}});

@@ -219,7 +219,11 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
     throw_vk_error("vkCreateComputePipelines [" + key.shader + "]", r);
   }
   if (stats) p.statistics = read_statistics(d, p.pipeline);
-  spdlog::debug("turbokv: built pipeline {} with {} constants {}", key.shader, key.constants.size(), p.statistics);
+  if (spdlog::should_log(spdlog::level::debug)) {
+    std::string values;
+    for (uint32_t c : key.constants) values += (values.empty() ? "" : ",") + std::to_string(c);
+    spdlog::debug("turbokv: built pipeline {} with constants [{}] {}", key.shader, values, p.statistics);
+  }
   return p;
 }
 
