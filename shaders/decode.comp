@@ -127,13 +127,20 @@ shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, th
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
 // smem: a table of value pairs per side, indexed by two elements' bits at once (turbo2 4 bits,
-// turbo3 4 index bits + 2 sign bits, turbo4 8 bits), in PAIR_COPIES interleaved copies (a lane
+// turbo3 4 index bits + 2 sign bits), in PAIR_COPIES interleaved copies (a lane
 // reads copy lane % PAIR_COPIES) so that lanes reading different entries rarely share a bank.
 const uint PAIR_COPIES = 4;
-const uint K_PAIRS = VARIANT == VARIANT_SMEM && K_TYPE >= TYPE_TURBO2 ? (K_TYPE == TYPE_TURBO4 ? 256 : K_TYPE == TYPE_TURBO3 ? 64 : 16) : 1;
-const uint V_PAIRS = VARIANT == VARIANT_SMEM && V_TYPE >= TYPE_TURBO2 ? (V_TYPE == TYPE_TURBO4 ? 256 : V_TYPE == TYPE_TURBO3 ? 64 : 16) : 1;
+// turbo4's 256-entry pair table was slower than one lookup per element (H200: 287 against 214 us
+// at 128K): turbo4 reads its 16-entry codebook per element instead.
+// (Conditions in function bodies name these constants: glslang turned `VAR == SMEM && (TYPE == a
+// || TYPE == b)` there into a specialization-constant operation on a phi, which spirv-opt rejects.)
+const uint K_PAIRS = VARIANT == VARIANT_SMEM ? (K_TYPE == TYPE_TURBO3 ? 64 : K_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
+const uint V_PAIRS = VARIANT == VARIANT_SMEM ? (V_TYPE == TYPE_TURBO3 ? 64 : V_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
+const bool K_PAIRED = K_PAIRS > 1, V_PAIRED = V_PAIRS > 1;
 shared vec2 kpair[K_PAIRS * PAIR_COPIES];
 shared vec2 vpair[V_PAIRS * PAIR_COPIES];
+shared float kcb[16];  // smem, turbo4: the codebook
+shared float vcb[16];
 uint pair_copy;  // this lane's copy
 // The centroids of pair-table entry e of a turbo type.
 vec2 pair_entry(uint type, uint e) {
@@ -207,7 +214,7 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
 
 // The lane's DPL values of a row from its words, before the scale. For qlut / reglut the turbo
 // values are the indices themselves (as floats); smem reads the codebook from shared memory.
-#define TKV_DEFINE_VALUES(NAME, TYPE, NW, LBITS, VAR, PAIRS)                                                 \
+#define TKV_DEFINE_VALUES(NAME, TYPE, NW, LBITS, VAR, PAIRS, CB, PAIRED)                                        \
   void NAME(uint w[NW], uint sgn, out vec4 v[DPL4]) {                                                        \
     if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                      \
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(MODE == MODE_NORM ? 1.0 : 0.0);                 \
@@ -217,7 +224,7 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(unpackHalf2x16(w[0]).x);                        \
       return;                                                                                                \
     }                                                                                                        \
-    if (VAR == VARIANT_SMEM && TYPE >= TYPE_TURBO2 && MODE == MODE_FULL) {                                   \
+    if (PAIRED && MODE == MODE_FULL) {                                                                       \
       [[unroll]] for (uint k = 0; k < DPL; k += 2) {                                                         \
         const uint bit = k * LBITS, word = w[min(bit >> 5, NW - 1u)] >> (bit & 31u);                          \
         uint e = word & (TYPE == TYPE_TURBO4 ? 255u : 15u);                                                   \
@@ -241,6 +248,8 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
         const uint top = TYPE == TYPE_TURBO2 ? 3u : TYPE == TYPE_TURBO3 ? 7u : 15u;                          \
         if (VAR == VARIANT_QLUT || VAR == VARIANT_REGLUT)                                                    \
           x = float(MODE == MODE_CONST ? top | (idx & pc.zero) : idx);                                       \
+        else if (VAR == VARIANT_SMEM && MODE == MODE_FULL)                                                   \
+          x = CB[idx];                                                                                       \
         else if (MODE == MODE_CONST)                                                                         \
           x = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & pc.zero);                                \
         else                                                                                                 \
@@ -252,8 +261,8 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(1.0) + vec4(floatBitsToUint(v[c]) & uvec4(pc.zero)); \
   }
 
-TKV_DEFINE_VALUES(k_values, K_TYPE, K_NW, K_LBITS, VARIANT, kpair)
-TKV_DEFINE_VALUES(v_values, V_TYPE, V_NW, V_LBITS, V_VARIANT, vpair)
+TKV_DEFINE_VALUES(k_values, K_TYPE, K_NW, K_LBITS, VARIANT, kpair, kcb, K_PAIRED)
+TKV_DEFINE_VALUES(v_values, V_TYPE, V_NW, V_LBITS, V_VARIANT, vpair, vcb, V_PAIRED)
 
 #define R_INDEX(j, d) ((j) * QDIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
@@ -365,10 +374,14 @@ void main() {
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   pair_copy = lane % PAIR_COPIES;
   if (VARIANT == VARIANT_SMEM) {
-    if (K_TYPE >= TYPE_TURBO2)
+    if (K_PAIRED)
       for (uint i = tid; i < K_PAIRS * PAIR_COPIES; i += WG) kpair[i] = pair_entry(K_TYPE, i / PAIR_COPIES);
-    if (V_TYPE >= TYPE_TURBO2)
+    if (V_PAIRED)
       for (uint i = tid; i < V_PAIRS * PAIR_COPIES; i += WG) vpair[i] = pair_entry(V_TYPE, i / PAIR_COPIES);
+    if (tid < 16u) {
+      kcb[tid] = K_TYPE == TYPE_TURBO4 ? turbo_centroid(K_TYPE, VARIANT_LUT8, tid) : 0.0;
+      vcb[tid] = V_TYPE == TYPE_TURBO4 ? turbo_centroid(V_TYPE, VARIANT_LUT8, tid) : 0.0;
+    }
   }
 
   // Query rows (scaled), rotated by the cache's rotation when K is turbo.
