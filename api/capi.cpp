@@ -189,8 +189,8 @@ void tkv_cache_destroy(tkv_cache* cache) { delete cache; }
 
 tkv_status tkv_cache_create_sequence(tkv_cache* cache, uint32_t* sequence) {
   return guarded("tkv_cache_create_sequence", [&] {
-    auto& out = need(sequence, "sequence");
-    out = need(cache, "cache").cache.create_sequence();
+    auto& c = need(cache, "cache").cache;
+    need(sequence, "sequence") = c.create_sequence();
   });
 }
 

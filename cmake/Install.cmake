@@ -9,10 +9,13 @@ install(TARGETS turbokv EXPORT turbokvTargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
   ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR}
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
-set(TKV_PC_PRIVATE "")
+set(TKV_PC_REQUIRES "vulkan")
+set(TKV_PC_LIBS "-lturbokv")
 if(NOT TKV_SHARED)
+  # There is no shared variant to hide them: plain `pkg-config --libs` must name them.
   install(TARGETS tkv_shaders EXPORT turbokvTargets ARCHIVE DESTINATION ${CMAKE_INSTALL_LIBDIR})
-  set(TKV_PC_PRIVATE "Requires.private: spdlog nlohmann_json\nLibs.private: -ltkv_shaders -lstdc++")
+  set(TKV_PC_REQUIRES "vulkan spdlog")
+  set(TKV_PC_LIBS "-lturbokv -ltkv_shaders -lstdc++")
 endif()
 install(DIRECTORY include/turbokv DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(EXPORT turbokvTargets NAMESPACE turbokv:: DESTINATION ${TKV_INSTALL_CMAKEDIR})
@@ -35,5 +38,6 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDE
   message(FATAL_ERROR "turbokv.pc needs CMAKE_INSTALL_LIBDIR and CMAKE_INSTALL_INCLUDEDIR relative to the prefix")
 endif()
 file(RELATIVE_PATH TKV_PC_TO_PREFIX "/prefix/${TKV_PC_DIR}" "/prefix")
+string(REGEX REPLACE "/$" "" TKV_PC_TO_PREFIX "${TKV_PC_TO_PREFIX}")
 configure_file(cmake/turbokv.pc.in ${CMAKE_CURRENT_BINARY_DIR}/turbokv.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/turbokv.pc DESTINATION ${TKV_PC_DIR})
