@@ -1,30 +1,6 @@
 // Errors: every failure the library reports is a tkv::Error whose message names the problem.
+// Defined in the installed public header (include/turbokv/error.hpp) so that embedders catch the
+// same type the library throws.
 #pragma once
 
-#include <stdexcept>
-#include <string>
-
-namespace tkv {
-
-enum class ErrorCode {
-  invalid_argument,   // bad shapes, unknown names, out-of-range values
-  capacity,           // the cache or a buffer has no room
-  not_found,          // unknown sequence or device
-  numeric,            // NaN / Inf in input rows
-  vulkan,             // a Vulkan call failed (message names the call and the VkResult)
-  no_device,          // no Vulkan device present
-  io,                 // file reading / writing / parsing
-};
-
-class Error : public std::runtime_error {
- public:
-  Error(ErrorCode code, const std::string& message) : std::runtime_error(message), code_(code) {}
-  ErrorCode code() const noexcept { return code_; }
-
- private:
-  ErrorCode code_;
-};
-
-[[noreturn]] inline void fail(ErrorCode code, const std::string& message) { throw Error(code, message); }
-
-}  // namespace tkv
+#include "turbokv/error.hpp"

@@ -6,12 +6,12 @@
 #include <atomic>
 #include <cstdlib>
 #include <cstring>
-#include <set>
 
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/pipeline.hpp"
+#include "kvcache/vk/requirements.hpp"
 
 namespace tkv::vk {
 namespace {
@@ -24,16 +24,6 @@ constexpr const char* kInstallAdvice =
 bool env_flag(const char* name) {
   const char* v = std::getenv(name);
   return v && *v && std::strcmp(v, "0") != 0;
-}
-
-std::set<std::string> device_extensions(VkPhysicalDevice pd) {
-  uint32_t count = 0;
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, nullptr);
-  std::vector<VkExtensionProperties> props(count);
-  vkEnumerateDeviceExtensionProperties(pd, nullptr, &count, props.data());
-  std::set<std::string> names;
-  for (const auto& p : props) names.insert(p.extensionName);
-  return names;
 }
 
 bool has_layer(const char* name) {
@@ -138,7 +128,20 @@ std::shared_ptr<Instance> Instance::create(const InstanceOptions& options) {
   return self;
 }
 
+std::shared_ptr<Instance> Instance::adopt(VkInstance instance) {
+  if (!instance) fail(ErrorCode::invalid_argument, "adopt: the VkInstance is VK_NULL_HANDLE");
+  std::shared_ptr<Instance> self(new Instance());
+  self->instance_ = instance;
+  self->owned_ = false;
+  uint32_t count = 0;
+  check(vkEnumeratePhysicalDevices(instance, &count, nullptr), "vkEnumeratePhysicalDevices");
+  self->physical_devices_.resize(count);
+  check(vkEnumeratePhysicalDevices(instance, &count, self->physical_devices_.data()), "vkEnumeratePhysicalDevices");
+  return self;
+}
+
 Instance::~Instance() {
+  if (!owned_) return;
   if (messenger_) {
     auto destroy = reinterpret_cast<PFN_vkDestroyDebugUtilsMessengerEXT>(
         vkGetInstanceProcAddr(instance_, "vkDestroyDebugUtilsMessengerEXT"));
@@ -157,7 +160,7 @@ std::vector<DeviceCaps> Instance::devices() const {
 // Capability records
 
 DeviceCaps query_caps(VkInstance instance, VkPhysicalDevice pd, uint32_t index) {
-  const auto extensions = device_extensions(pd);
+  const auto extensions = device_extension_names(pd);
   auto has = [&](const char* name) { return extensions.count(name) != 0; };
 
   VkPhysicalDeviceSubgroupProperties subgroup{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
@@ -312,14 +315,17 @@ uint32_t select_device(const std::vector<DeviceCaps>& devices, const std::string
 // ---------------------------------------------------------------------------------------------
 // Context
 
+void Context::select_physical(uint32_t index) {
+  physical_device_ = instance_->physical_devices()[index];
+  caps_ = query_caps(instance_->handle(), physical_device_, index);
+  vkGetPhysicalDeviceMemoryProperties(physical_device_, &memory_properties_);
+}
+
 std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   std::shared_ptr<Context> self(new Context());
   self->instance_ = Instance::create(options.instance);
   const auto all = self->instance_->devices();
-  const uint32_t index = select_device(all, options.device);
-  self->caps_ = all[index];
-  self->physical_device_ = self->instance_->physical_devices()[index];
-  vkGetPhysicalDeviceMemoryProperties(self->physical_device_, &self->memory_properties_);
+  self->select_physical(select_device(all, options.device));
   const auto& caps = self->caps_;
 
   uint32_t family_count = 0;
@@ -341,36 +347,37 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   queue_info.queueCount = 1;
   queue_info.pQueuePriorities = &priority;
 
-  const auto extensions_present = device_extensions(self->physical_device_);
-  std::vector<const char*> extensions = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
-  const bool size_control = extensions_present.count(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME) != 0;
-  if (size_control) extensions.push_back(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
-  // Compiler statistics of our pipelines (registers, spills), for profiling: TKV_PIPELINE_STATS=1.
-  const bool exec_props = extensions_present.count(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME) != 0;
-  if (exec_props) extensions.push_back(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  // The same list Context::adopt checks a host's device against.
+  const DeviceRequirements req = device_requirements(self->physical_device_);
+  std::vector<const char*> extensions = req.extensions;
+  extensions.insert(extensions.end(), req.optional_extensions.begin(), req.optional_extensions.end());
+  auto optional = [&](const char* name) {
+    return std::any_of(req.optional_extensions.begin(), req.optional_extensions.end(),
+                       [&](const char* e) { return std::strcmp(e, name) == 0; });
+  };
+  const bool size_control = optional(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
+  const bool exec_props = optional(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
 
-  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
-  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceSubgroupSizeControlFeatures sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
-  VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  supported.pNext = &f11;
-  f11.pNext = &f12;
-  if (size_control) f12.pNext = &sc;
-  vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+  if (size_control) {
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &sc;
+    vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+  }
 
   // Enable only what we use, where present.
   VkPhysicalDeviceVulkan11Features e11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
   VkPhysicalDeviceVulkan12Features e12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
   VkPhysicalDeviceSubgroupSizeControlFeatures esc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   VkPhysicalDeviceFeatures2 enabled{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-  enabled.features.shaderInt16 = supported.features.shaderInt16;
-  enabled.features.shaderInt64 = supported.features.shaderInt64;
+  enabled.features.shaderInt16 = req.shader_int16;
+  enabled.features.shaderInt64 = req.shader_int64;
   enabled.pNext = &e11;
   e11.pNext = &e12;
-  e11.storageBuffer16BitAccess = f11.storageBuffer16BitAccess;
-  e12.storageBuffer8BitAccess = f12.storageBuffer8BitAccess;
-  e12.shaderFloat16 = f12.shaderFloat16;
-  e12.shaderInt8 = f12.shaderInt8;
+  e11.storageBuffer16BitAccess = req.storage_buffer_16bit_access;
+  e12.storageBuffer8BitAccess = req.storage_buffer_8bit_access;
+  e12.shaderFloat16 = req.shader_float16;
+  e12.shaderInt8 = req.shader_int8;
   void** chain = &e12.pNext;
   if (size_control) {
     *chain = &esc;
@@ -394,32 +401,101 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   info.ppEnabledExtensionNames = extensions.data();
   TKV_VK(vkCreateDevice(self->physical_device_, &info, nullptr, &self->device_));
   vkGetDeviceQueue(self->device_, *family, 0, &self->queue_);
-
-  self->push_descriptor_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
-      vkGetDeviceProcAddr(self->device_, "vkCmdPushDescriptorSetKHR"));
-  if (!self->push_descriptor_) fail(ErrorCode::vulkan, "vkGetDeviceProcAddr(vkCmdPushDescriptorSetKHR) returned null");
-
-  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
-  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
-  pool_info.queueFamilyIndex = *family;
-  TKV_VK(vkCreateCommandPool(self->device_, &pool_info, nullptr, &self->command_pool_));
-  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
-  TKV_VK(vkCreateFence(self->device_, &fence_info, nullptr, &self->fence_));
-
-  self->pipelines_ = std::make_unique<PipelineStore>(*self, options.persist_pipeline_cache ? options.cache_dir : "",
-                                                     options.persist_pipeline_cache);
-  spdlog::debug("turbokv: using device {} ({}, {}, driver {} {}, subgroup {}, {} compute units)", caps.name,
-                vendor_name(caps.vendor), device_class_name(caps.device_class), caps.driver_name, caps.driver_info,
-                caps.subgroup_size, caps.compute_units);
+  self->finish(options);
   return self;
 }
 
+std::shared_ptr<Context> Context::adopt(const ExternalDevice& ext, const ContextOptions& options) {
+  const char* null_handle = !ext.instance ? "instance" : !ext.physical_device ? "physical_device"
+                            : !ext.device ? "device" : !ext.queue ? "queue" : nullptr;
+  if (null_handle) fail(ErrorCode::invalid_argument, std::string("adopt: the host's ") + null_handle + " is VK_NULL_HANDLE");
+  if (!ext.create_info)
+    fail(ErrorCode::invalid_argument, "adopt: pass the VkDeviceCreateInfo the device was created with (create_info is "
+                                      "null); turbokv checks its extensions and features");
+  if (VK_API_VERSION_MAJOR(ext.instance_api_version) < 1 ||
+      (VK_API_VERSION_MAJOR(ext.instance_api_version) == 1 && VK_API_VERSION_MINOR(ext.instance_api_version) < 2))
+    fail(ErrorCode::invalid_argument, "adopt: the instance was created with apiVersion " +
+                                          api_version_string(ext.instance_api_version) +
+                                          "; turbokv needs VK_API_VERSION_1_2 or later");
+
+  std::shared_ptr<Context> self(new Context());
+  self->owns_device_ = false;
+  self->instance_ = Instance::adopt(ext.instance);
+  const auto& pds = self->instance_->physical_devices();
+  const auto it = std::find(pds.begin(), pds.end(), ext.physical_device);
+  if (it == pds.end())
+    fail(ErrorCode::invalid_argument, "adopt: the physical device is not one of the instance's devices");
+  self->select_physical(uint32_t(it - pds.begin()));
+  const auto& caps = self->caps_;
+  if (auto why = caps.unsupported_reason(); !why.empty())
+    fail(ErrorCode::no_device, "adopt: device " + caps.name + " cannot run turbokv: " + why);
+
+  uint32_t family_count = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(ext.physical_device, &family_count, nullptr);
+  std::vector<VkQueueFamilyProperties> families(family_count);
+  vkGetPhysicalDeviceQueueFamilyProperties(ext.physical_device, &family_count, families.data());
+  if (ext.queue_family >= family_count)
+    fail(ErrorCode::invalid_argument, "adopt: queue family " + std::to_string(ext.queue_family) + " does not exist on " +
+                                          caps.name + " (it has " + std::to_string(family_count) + ")");
+  if (!(families[ext.queue_family].queueFlags & VK_QUEUE_COMPUTE_BIT))
+    fail(ErrorCode::invalid_argument, "adopt: queue family " + std::to_string(ext.queue_family) + " of " + caps.name +
+                                          " does not support compute");
+
+  const EnabledDevice enabled = read_device_create_info(*ext.create_info);
+  if (std::find(enabled.queue_families.begin(), enabled.queue_families.end(), ext.queue_family) ==
+      enabled.queue_families.end())
+    fail(ErrorCode::invalid_argument, "adopt: the device was created without a queue of family " +
+                                          std::to_string(ext.queue_family));
+  const DeviceRequirements req = device_requirements(ext.physical_device);
+  if (const std::string missing = missing_requirements(req, enabled); !missing.empty()) {
+    std::string list;
+    for (size_t at = 0, nl; at <= missing.size(); at = nl + 1) {
+      nl = missing.find('\n', at);
+      if (nl == std::string::npos) nl = missing.size();
+      list += "\n  " + missing.substr(at, nl - at);
+    }
+    fail(ErrorCode::invalid_argument, "adopt: device " + caps.name +
+                                          " was created without what turbokv needs (it supports them; enable what "
+                                          "device_requirements lists):" + list);
+  }
+  // Optional extensions are used when the host enabled them.
+  self->pipeline_statistics_ = enabled.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+
+  self->device_ = ext.device;
+  self->queue_ = ext.queue;
+  self->queue_family_ = ext.queue_family;
+  self->finish(options);
+  spdlog::debug("turbokv: adopted the host's device {} (queue family {})", caps.name, ext.queue_family);
+  return self;
+}
+
+void Context::finish(const ContextOptions& options) {
+  push_descriptor_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+      vkGetDeviceProcAddr(device_, "vkCmdPushDescriptorSetKHR"));
+  if (!push_descriptor_) fail(ErrorCode::vulkan, "vkGetDeviceProcAddr(vkCmdPushDescriptorSetKHR) returned null");
+
+  VkCommandPoolCreateInfo pool_info{VK_STRUCTURE_TYPE_COMMAND_POOL_CREATE_INFO};
+  pool_info.flags = VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT;
+  pool_info.queueFamilyIndex = queue_family_;
+  TKV_VK(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_));
+  VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
+  TKV_VK(vkCreateFence(device_, &fence_info, nullptr, &fence_));
+
+  pipelines_ = std::make_unique<PipelineStore>(*this, options.persist_pipeline_cache ? options.cache_dir : "",
+                                               options.persist_pipeline_cache);
+  spdlog::debug("turbokv: using device {} ({}, {}, driver {} {}, subgroup {}, {} compute units)", caps_.name,
+                vendor_name(caps_.vendor), device_class_name(caps_.device_class), caps_.driver_name,
+                caps_.driver_info, caps_.subgroup_size, caps_.compute_units);
+}
+
 Context::~Context() {
-  if (device_) vkDeviceWaitIdle(device_);
+  // Our own submissions are always waited for (submit_and_wait); on an adopted device the host
+  // waits for the work it submitted, and waiting for its whole device is not ours to do.
+  if (device_ && owns_device_) vkDeviceWaitIdle(device_);
   pipelines_.reset();  // saves the pipeline cache and destroys pipelines while the device lives
   if (fence_) vkDestroyFence(device_, fence_, nullptr);
   if (command_pool_) vkDestroyCommandPool(device_, command_pool_, nullptr);
-  if (device_) vkDestroyDevice(device_, nullptr);
+  if (device_ && owns_device_) vkDestroyDevice(device_, nullptr);
 }
 
 uint32_t Context::memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,

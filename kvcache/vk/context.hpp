@@ -2,7 +2,8 @@
 // device with one compute queue, a command pool, the lazily built pipelines and the on-disk
 // pipeline cache. Every object is owned by an RAII value; factories return a live object or
 // throw tkv::Error. Thread safety: submissions are serialised inside a Context, but recording
-// and command-buffer allocation are not: use a Context from one thread at a time.
+// and command-buffer allocation are not: use a Context from one thread at a time. A Context either
+// creates its instance and device (create) or adopts the host application's (adopt).
 #pragma once
 
 #include <vulkan/vulkan.h>
@@ -30,6 +31,9 @@ struct InstanceOptions {
 class Instance {
  public:
   static std::shared_ptr<Instance> create(const InstanceOptions& options = {});
+  // A view of the host application's instance: enumerates its devices, never destroys it, and
+  // installs no validation messenger (the host's own layers and messengers see our calls).
+  static std::shared_ptr<Instance> adopt(VkInstance instance);
   ~Instance();
   Instance(const Instance&) = delete;
   Instance& operator=(const Instance&) = delete;
@@ -39,6 +43,7 @@ class Instance {
   // Capability records of every device, in enumeration order.
   std::vector<DeviceCaps> devices() const;
   bool validation_enabled() const { return validation_; }
+  bool owned() const { return owned_; }
   // Number of validation messages of warning or error severity seen so far.
   uint64_t validation_message_count() const { return validation_messages_; }
 
@@ -48,6 +53,7 @@ class Instance {
   VkDebugUtilsMessengerEXT messenger_ = VK_NULL_HANDLE;
   std::vector<VkPhysicalDevice> physical_devices_;
   bool validation_ = false;
+  bool owned_ = true;
   uint64_t validation_messages_ = 0;
   static VKAPI_ATTR VkBool32 VKAPI_CALL on_message(VkDebugUtilsMessageSeverityFlagBitsEXT,
                                                    VkDebugUtilsMessageTypeFlagsEXT,
@@ -72,9 +78,30 @@ struct ContextOptions {
   bool persist_pipeline_cache = true;
 };
 
+// The host application's Vulkan objects, for Context::adopt. The host keeps ownership: it
+// destroys them, after every Context adopting them.
+struct ExternalDevice {
+  VkInstance instance = VK_NULL_HANDLE;
+  // VkApplicationInfo::apiVersion the instance was created with: at least VK_API_VERSION_1_2.
+  uint32_t instance_api_version = 0;
+  VkPhysicalDevice physical_device = VK_NULL_HANDLE;  // one of the instance's devices
+  VkDevice device = VK_NULL_HANDLE;
+  // The create info the device was created with (read during adopt only): its extensions and
+  // features are checked against device_requirements (kvcache/vk/requirements.hpp).
+  const VkDeviceCreateInfo* create_info = nullptr;
+  VkQueue queue = VK_NULL_HANDLE;  // a queue of queue_family, which must support compute
+  uint32_t queue_family = 0;
+};
+
 class Context {
  public:
   static std::shared_ptr<Context> create(const ContextOptions& options = {});
+  // A context on the host's device and queue (options.instance and options.device are ignored).
+  // Creates only its own command pool, fence and pipelines on that device; never destroys the
+  // host's objects and never waits for the whole device. Throws invalid_argument naming what the
+  // device lacks (an extension or feature it was created without, a queue family without compute)
+  // and no_device when the physical device cannot run the engine at all.
+  static std::shared_ptr<Context> adopt(const ExternalDevice& external, const ContextOptions& options = {});
   ~Context();
   Context(const Context&) = delete;
   Context& operator=(const Context&) = delete;
@@ -89,6 +116,8 @@ class Context {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_; }
   // Whether the driver reports compiler statistics of pipelines (VK_KHR_pipeline_executable_properties).
   bool pipeline_statistics() const { return pipeline_statistics_; }
+  // Whether this context created its device (false: adopted from the host).
+  bool owns_device() const { return owns_device_; }
 
   // Index of a memory type with all of `required` (and, if possible, `preferred`) flags.
   uint32_t memory_type(uint32_t type_bits, VkMemoryPropertyFlags required,
@@ -115,7 +144,12 @@ class Context {
   std::mutex submit_mutex_;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
   bool pipeline_statistics_ = false;
+  bool owns_device_ = true;
   std::unique_ptr<PipelineStore> pipelines_;
+  // Fills physical_device_, caps_, memory properties from instance_; throws when unsupported.
+  void select_physical(uint32_t index);
+  // Creates the command pool, fence, push-descriptor entry point and pipeline store.
+  void finish(const ContextOptions& options);
 };
 
 }  // namespace tkv::vk

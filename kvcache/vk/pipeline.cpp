@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdlib>
+#include <atomic>
 #include <cstring>
 #include <vector>
 #include <filesystem>
@@ -116,7 +117,9 @@ void PipelineStore::save() {
   data.resize(size);
   std::error_code ec;
   std::filesystem::create_directories(std::filesystem::path(cache_file_).parent_path(), ec);
-  const std::string tmp = cache_file_ + ".tmp" + std::to_string(::getpid());
+  // Unique per process and per store: several contexts on one device share the cache file.
+  static std::atomic<uint64_t> saves{0};
+  const std::string tmp = cache_file_ + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(saves++);
   {
     std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
     if (!out) return;  // an unwritable cache directory only costs compile time

@@ -1,0 +1,295 @@
+// The C API (include/turbokv/turbokv.h) over the C++ API: each handle holds a C++ handle, each
+// function runs inside detail::guarded so that nothing is thrown across the boundary.
+#include "turbokv/turbokv.h"
+
+#include <algorithm>
+#include <cstring>
+#include <new>
+#include <string>
+
+#include "api/capi_status.hpp"
+#include "kvcache/error.hpp"
+#include "turbokv/turbokv.hpp"
+
+struct tkv_engine {
+  turbokv::Engine engine;
+};
+struct tkv_cache {
+  turbokv::Cache cache;
+};
+struct tkv_decoder {
+  turbokv::Decoder decoder;
+};
+
+namespace {
+
+using turbokv::detail::guarded;
+
+template <class T>
+T& need(T* p, const char* what) {
+  if (!p) tkv::fail(tkv::ErrorCode::invalid_argument, std::string(what) + " is NULL");
+  return *p;
+}
+
+void copy_string(char* dst, size_t size, const std::string& src) {
+  const size_t n = std::min(size - 1, src.size());
+  std::memcpy(dst, src.data(), n);
+  dst[n] = '\0';
+}
+
+turbokv::EngineOptions engine_options(const tkv_engine_options* o) {
+  turbokv::EngineOptions r;
+  if (!o) return r;
+  r.device = o->device ? o->device : "";
+  r.cache_dir = o->cache_dir ? o->cache_dir : "";
+  r.persist_pipeline_cache = o->persist_pipeline_cache != 0;
+  r.validation = o->validation != 0;
+  return r;
+}
+
+turbokv::DecodeOptions decode_options(const tkv_decode_options* o) {
+  turbokv::DecodeOptions r;
+  if (!o) return r;
+  r.scale = o->scale;
+  r.softcap = o->softcap;
+  r.window = o->window;
+  r.splits = o->splits;
+  r.variant = turbokv::Variant(uint32_t(o->variant));
+  return r;
+}
+
+turbokv::DeviceSpan span(const tkv_device_span* s, const char* what) {
+  const auto& v = need(s, what);
+  return {v.buffer, v.offset, v.bytes, turbokv::Format(uint32_t(v.format))};
+}
+
+turbokv::SequenceList sequence_list(const uint32_t* sequences, uint32_t batch) {
+  if (batch && !sequences) tkv::fail(tkv::ErrorCode::invalid_argument, "sequences is NULL");
+  return {sequences, batch};
+}
+
+// Stores a new handle in *out (set to NULL first, so that it is NULL on failure).
+template <class Handle, class Make>
+tkv_status create(const char* function, Handle** out, Make&& make) {
+  if (out) *out = nullptr;
+  return guarded(function, [&] {
+    need(out, "the output handle pointer");
+    *out = new Handle{make()};
+  });
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* tkv_version(void) { return turbokv::version().data(); }
+
+// ---- Engine
+
+void tkv_engine_options_init(tkv_engine_options* options) {
+  if (!options) return;
+  *options = tkv_engine_options{};
+  options->persist_pipeline_cache = 1;
+}
+
+tkv_status tkv_engine_create(const tkv_engine_options* options, tkv_engine** engine) {
+  return create("tkv_engine_create", engine, [&] { return turbokv::Engine::create(engine_options(options)); });
+}
+
+tkv_status tkv_engine_adopt(const tkv_vulkan_device* device, const tkv_engine_options* options, tkv_engine** engine) {
+  return create("tkv_engine_adopt", engine, [&] {
+    const auto& d = need(device, "device");
+    turbokv::VulkanDevice v;
+    v.instance = d.instance;
+    v.instance_api_version = d.instance_api_version;
+    v.physical_device = d.physical_device;
+    v.device = d.device;
+    v.create_info = d.create_info;
+    v.queue = d.queue;
+    v.queue_family_index = d.queue_family_index;
+    return turbokv::Engine::adopt(v, engine_options(options));
+  });
+}
+
+tkv_status tkv_get_device_requirements(VkInstance instance, VkPhysicalDevice physical_device,
+                                       tkv_device_requirements* requirements) {
+  return guarded("tkv_get_device_requirements", [&] {
+    auto& out = need(requirements, "requirements");
+    const auto r = turbokv::Engine::requirements(instance, physical_device);
+    const size_t capacity = sizeof(out.extensions) / sizeof(out.extensions[0]);
+    if (r.extensions.size() > capacity || r.optional_extensions.size() > capacity)
+      tkv::fail(tkv::ErrorCode::invalid_argument, "more extensions than tkv_device_requirements holds");
+    out = tkv_device_requirements{};
+    out.extension_count = uint32_t(r.extensions.size());
+    std::copy(r.extensions.begin(), r.extensions.end(), out.extensions);
+    out.optional_extension_count = uint32_t(r.optional_extensions.size());
+    std::copy(r.optional_extensions.begin(), r.optional_extensions.end(), out.optional_extensions);
+    out.shader_int16 = r.shader_int16;
+    out.shader_int64 = r.shader_int64;
+    out.storage_buffer_16bit_access = r.storage_buffer_16bit_access;
+    out.storage_buffer_8bit_access = r.storage_buffer_8bit_access;
+    out.shader_float16 = r.shader_float16;
+    out.shader_int8 = r.shader_int8;
+  });
+}
+
+void tkv_engine_destroy(tkv_engine* engine) { delete engine; }
+
+tkv_status tkv_engine_get_info(const tkv_engine* engine, tkv_device_info* info) {
+  return guarded("tkv_engine_get_info", [&] {
+    const auto i = need(engine, "engine").engine.info();
+    auto& out = need(info, "info");
+    out = tkv_device_info{};
+    copy_string(out.name, sizeof(out.name), i.name);
+    copy_string(out.device_class, sizeof(out.device_class), i.device_class);
+    copy_string(out.driver_name, sizeof(out.driver_name), i.driver_name);
+    out.vendor_id = i.vendor_id;
+    out.device_id = i.device_id;
+    out.api_version = i.api_version;
+    out.subgroup_size = i.subgroup_size;
+    out.compute_units = i.compute_units;
+    out.device_local_bytes = i.device_local_bytes;
+    out.adopted = i.adopted ? 1 : 0;
+  });
+}
+
+tkv_status tkv_engine_record_barrier(const tkv_engine* engine, VkCommandBuffer command_buffer) {
+  return guarded("tkv_engine_record_barrier",
+                 [&] { need(engine, "engine").engine.record_barrier(command_buffer); });
+}
+
+// ---- Cache
+
+void tkv_cache_config_init(tkv_cache_config* config) {
+  if (!config) return;
+  *config = tkv_cache_config{};
+  config->k_type = TKV_KV_F16;
+  config->v_type = TKV_KV_F16;
+  config->page_size = 64;
+  config->max_sequences = 64;
+}
+
+tkv_status tkv_cache_create(tkv_engine* engine, const tkv_cache_config* config, tkv_cache** cache) {
+  return create("tkv_cache_create", cache, [&] {
+    const auto& c = need(config, "config");
+    turbokv::CacheConfig cfg;
+    cfg.layers = c.layers;
+    cfg.kv_heads = c.kv_heads;
+    cfg.head_dim = c.head_dim;
+    cfg.k_type = turbokv::KvType(uint32_t(c.k_type));
+    cfg.v_type = turbokv::KvType(uint32_t(c.v_type));
+    cfg.page_size = c.page_size;
+    cfg.capacity_tokens = c.capacity_tokens;
+    cfg.max_sequences = c.max_sequences;
+    return turbokv::Cache(need(engine, "engine").engine, cfg);
+  });
+}
+
+void tkv_cache_destroy(tkv_cache* cache) { delete cache; }
+
+tkv_status tkv_cache_create_sequence(tkv_cache* cache, uint32_t* sequence) {
+  return guarded("tkv_cache_create_sequence", [&] {
+    auto& c = need(cache, "cache").cache;
+    need(sequence, "sequence") = c.create_sequence();
+  });
+}
+
+tkv_status tkv_cache_remove_sequence(tkv_cache* cache, uint32_t sequence) {
+  return guarded("tkv_cache_remove_sequence", [&] { need(cache, "cache").cache.remove_sequence(sequence); });
+}
+
+tkv_status tkv_cache_truncate(tkv_cache* cache, uint32_t sequence, uint32_t length) {
+  return guarded("tkv_cache_truncate", [&] { need(cache, "cache").cache.truncate(sequence, length); });
+}
+
+tkv_status tkv_cache_length(const tkv_cache* cache, uint32_t sequence, uint32_t layer, uint32_t* length) {
+  return guarded("tkv_cache_length", [&] {
+    const auto& c = need(cache, "cache").cache;
+    auto& out = need(length, "length");
+    out = layer == TKV_ALL_LAYERS ? c.length(sequence) : c.length(sequence, layer);
+  });
+}
+
+tkv_status tkv_cache_append(tkv_cache* cache, uint32_t sequence, uint32_t layer, uint32_t n_tokens, const void* k,
+                            tkv_format k_format, const void* v, tkv_format v_format) {
+  return guarded("tkv_cache_append", [&] {
+    auto& c = need(cache, "cache").cache;
+    const turbokv::HostRows kr{k, turbokv::Format(uint32_t(k_format))}, vr{v, turbokv::Format(uint32_t(v_format))};
+    if (layer == TKV_ALL_LAYERS)
+      c.append_all_layers(sequence, n_tokens, kr, vr);
+    else
+      c.append(sequence, layer, n_tokens, kr, vr);
+  });
+}
+
+tkv_status tkv_cache_record_append(tkv_cache* cache, VkCommandBuffer command_buffer, uint32_t sequence, uint32_t layer,
+                                   uint32_t n_tokens, const tkv_device_span* k, const tkv_device_span* v) {
+  return guarded("tkv_cache_record_append", [&] {
+    need(cache, "cache").cache.record_append(command_buffer, sequence, layer, n_tokens, span(k, "k"), span(v, "v"));
+  });
+}
+
+tkv_status tkv_cache_get_memory(const tkv_cache* cache, tkv_cache_memory* memory) {
+  return guarded("tkv_cache_get_memory", [&] {
+    const auto& c = need(cache, "cache").cache;
+    auto& out = need(memory, "memory");
+    out.bytes_per_token = c.bytes_per_token();
+    out.total_bytes = c.total_bytes();
+    out.capacity_tokens = c.capacity_tokens();
+    out.free_tokens = c.free_tokens();
+  });
+}
+
+// ---- Decoder
+
+void tkv_decode_options_init(tkv_decode_options* options) {
+  if (!options) return;
+  *options = tkv_decode_options{};
+  options->variant = TKV_VARIANT_AUTOMATIC;
+}
+
+tkv_status tkv_decoder_create(tkv_cache* cache, uint32_t q_heads, tkv_decoder** decoder) {
+  return create("tkv_decoder_create", decoder,
+                [&] { return turbokv::Decoder(need(cache, "cache").cache, q_heads); });
+}
+
+void tkv_decoder_destroy(tkv_decoder* decoder) { delete decoder; }
+
+tkv_status tkv_decode(tkv_decoder* decoder, uint32_t layer, const uint32_t* sequences, uint32_t batch, uint32_t m,
+                      const void* q, size_t q_bytes, tkv_format q_format, void* out, size_t out_bytes,
+                      tkv_format out_format, const tkv_decode_options* options) {
+  return guarded("tkv_decode", [&] {
+    need(decoder, "decoder").decoder.decode(layer, sequence_list(sequences, batch), m,
+                                            {q, q_bytes, turbokv::Format(uint32_t(q_format))},
+                                            {out, out_bytes, turbokv::Format(uint32_t(out_format))},
+                                            decode_options(options));
+  });
+}
+
+tkv_status tkv_decoder_record(tkv_decoder* decoder, VkCommandBuffer command_buffer, uint32_t layer,
+                              const uint32_t* sequences, uint32_t batch, uint32_t m, const tkv_device_span* q,
+                              const tkv_device_span* out, const tkv_decode_options* options) {
+  return guarded("tkv_decoder_record", [&] {
+    need(decoder, "decoder").decoder.record(command_buffer, layer, sequence_list(sequences, batch), m, span(q, "q"),
+                                            span(out, "out"), decode_options(options));
+  });
+}
+
+tkv_status tkv_decoder_plan(const tkv_decoder* decoder, uint32_t layer, const uint32_t* sequences, uint32_t batch,
+                            uint32_t m, const tkv_decode_options* options, tkv_plan* plan) {
+  return guarded("tkv_decoder_plan", [&] {
+    const auto p = need(decoder, "decoder").decoder.plan(layer, sequence_list(sequences, batch), m,
+                                                         decode_options(options));
+    auto& out = need(plan, "plan");
+    out = tkv_plan{};
+    out.splits = p.splits;
+    out.chunk = p.chunk;
+    out.workgroup = p.workgroup;
+    out.workgroups = p.workgroups;
+    out.shared_bytes = p.shared_bytes;
+    out.variant = tkv_variant(uint32_t(p.variant));
+    copy_string(out.description, sizeof(out.description), p.description);
+  });
+}
+
+}  // extern "C"

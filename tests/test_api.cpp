@@ -1,0 +1,202 @@
+// The public C++ API (include/turbokv/) with the engine's own device: decode against the float64
+// reference over the cache, the sequence lifecycle and memory figures, handle lifetimes, and bad
+// input (empty handles, enum values the library does not know) as turbokv::Error naming it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "api/access.hpp"
+#include "attention/reference.hpp"
+#include "decode_fixture.hpp"
+#include "turbokv/turbokv.hpp"
+
+using turbokv::ErrorCode;
+using turbokv::detail::Access;
+
+namespace {
+
+void expect_error(const std::function<void()>& fn, ErrorCode code, const std::string& needle) {
+  try {
+    fn();
+    ADD_FAILURE() << "no turbokv::Error (expected one mentioning '" << needle << "')";
+  } catch (const turbokv::Error& e) {
+    EXPECT_EQ(int(e.code()), int(code)) << e.what();
+    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << e.what() << "' lacks '" << needle << "'";
+  }
+}
+
+turbokv::Engine& engine() {
+  static turbokv::Engine e = turbokv::Engine::create();
+  return e;
+}
+
+turbokv::CacheConfig config(turbokv::KvType k, turbokv::KvType v, uint32_t head_dim, uint32_t kv_heads) {
+  turbokv::CacheConfig c;
+  c.layers = 2;
+  c.kv_heads = kv_heads;
+  c.head_dim = head_dim;
+  c.k_type = k;
+  c.v_type = v;
+  c.page_size = 16;
+  c.capacity_tokens = 512;
+  c.max_sequences = 4;
+  return c;
+}
+
+}  // namespace
+
+TEST(ApiEngine, DescribesItsOwnDevice) {
+  const auto info = engine().info();
+  EXPECT_FALSE(info.name.empty());
+  EXPECT_FALSE(info.adopted);
+  EXPECT_FALSE(engine().adopted());
+  EXPECT_GE(info.subgroup_size, 4u);
+  EXPECT_NE(engine().vk_device(), VK_NULL_HANDLE);
+  EXPECT_NE(engine().vk_queue(), VK_NULL_HANDLE);
+  // A device the engine created itself meets the requirements it states for hosts.
+  const auto req = turbokv::Engine::requirements(engine().vk_instance(), engine().vk_physical_device());
+  ASSERT_EQ(req.extensions.size(), 1u);
+  EXPECT_STREQ(req.extensions[0], VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
+  EXPECT_TRUE(req.storage_buffer_16bit_access);
+  const std::string v(turbokv::version());
+  EXPECT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
+}
+
+// Host-memory decode through the facade equals float64 attention over the cache's dequantized
+// contents (the kernel's exactness bound), with GQA 4, two queries per sequence, a ragged batch,
+// a soft-cap and a window, for a turbo K / turbo V pair at head dim 64 (the 64-element groups).
+TEST(ApiDecode, MatchesFloat64ReferenceOverTheCache) {
+  const uint32_t kv_heads = 2, ratio = 4, dim = 64, m = 2;
+  turbokv::Cache cache(engine(), config(turbokv::KvType::turbo4, turbokv::KvType::turbo2, dim, kv_heads));
+  turbokv::Decoder decoder(cache, kv_heads * ratio);
+  EXPECT_EQ(decoder.q_heads(), kv_heads * ratio);
+  std::mt19937 rng(3);
+  std::vector<turbokv::SequenceId> seqs;
+  for (uint32_t len : {23u, 90u}) {
+    const auto s = cache.create_sequence();
+    seqs.push_back(s);
+    for (uint32_t layer = 0; layer < 2; ++layer) {
+      const auto k = tkv::testing::random_rows(rng, len, kv_heads, dim, true);
+      const auto v = tkv::testing::random_rows(rng, len, kv_heads, dim, false);
+      cache.append(s, layer, len, {k.data()}, {v.data()});
+    }
+  }
+  const auto q = tkv::testing::random_rows(rng, uint32_t(seqs.size()) * m, kv_heads * ratio, dim, false);
+  turbokv::DecodeOptions options;
+  options.softcap = 30.0f;
+  options.window = 40;
+  const auto plan = decoder.plan(1, seqs, m, options);
+  EXPECT_GE(plan.splits, 1u);
+  EXPECT_NE(plan.variant, turbokv::Variant::automatic);
+  EXPECT_FALSE(plan.description.empty());
+  std::vector<float> out(decoder.elements(uint32_t(seqs.size()), m), std::nanf(""));
+  decoder.decode(1, seqs, m, {q.data(), q.size() * 4}, {out.data(), out.size() * 4}, options);
+  tkv::DecodeOptions internal;
+  internal.softcap = options.softcap;
+  internal.window = options.window;
+  const auto ref = tkv::reference_decode(Access::cache(cache), 1, seqs, m, kv_heads * ratio, q, internal);
+  EXPECT_LE(tkv::testing::max_head_error(out, ref, dim), 1e-4);
+}
+
+TEST(ApiCache, SequencesAndMemory) {
+  turbokv::Cache cache(engine(), config(turbokv::KvType::turbo3, turbokv::KvType::turbo3, 128, 2));
+  EXPECT_EQ(cache.config().head_dim, 128u);
+  EXPECT_EQ(cache.capacity_tokens(), 512u);
+  EXPECT_EQ(cache.free_tokens(), 512u);
+  EXPECT_GT(cache.total_bytes(), cache.capacity_tokens() * cache.bytes_per_token() / 2);
+  // turbo3 at head dim 128: 50 bytes per head row and side in the reference layout, about that on the device.
+  EXPECT_GE(cache.bytes_per_token(), 2u * 2 * 2 * 50);
+  EXPECT_LE(cache.bytes_per_token(), 2u * 2 * 2 * 64);
+
+  std::mt19937 rng(1);
+  const auto a = cache.create_sequence(), b = cache.create_sequence();
+  const auto k = tkv::testing::random_rows(rng, 2 * 20, 2, 128, true);
+  const auto v = tkv::testing::random_rows(rng, 2 * 20, 2, 128, false);
+  cache.append_all_layers(a, 20, {k.data()}, {v.data()});
+  cache.append(b, 0, 5, {k.data()}, {v.data()});
+  EXPECT_EQ(cache.length(a), 20u);
+  EXPECT_EQ(cache.length(b), 0u);  // layer 1 has none yet
+  EXPECT_EQ(cache.length(b, 0), 5u);
+  EXPECT_EQ(cache.free_tokens(), 512u - 32 - 16);  // whole pages of 16
+  cache.truncate(a, 10);
+  EXPECT_EQ(cache.length(a), 10u);
+  EXPECT_EQ(cache.free_tokens(), 512u - 16 - 16);
+  EXPECT_EQ(cache.sequences().size(), 2u);
+  cache.remove_sequence(a);
+  EXPECT_FALSE(cache.contains(a));
+  EXPECT_TRUE(cache.contains(b));
+  expect_error([&] { cache.length(a); }, ErrorCode::not_found, "sequence");
+  EXPECT_EQ(cache.free_tokens(), 512u - 16);
+}
+
+// A decoder keeps its cache and engine alive: handles may be dropped in any order.
+TEST(ApiLifetime, HandlesDroppedInAnyOrder) {
+  const uint32_t dim = 128;
+  std::mt19937 rng(9);
+  const auto k = tkv::testing::random_rows(rng, 30, 1, dim, true);
+  const auto v = tkv::testing::random_rows(rng, 30, 1, dim, false);
+  const auto q = tkv::testing::random_rows(rng, 1, 2, dim, false);
+  std::vector<float> first(q.size()), second(q.size());
+  turbokv::Decoder decoder;
+  turbokv::SequenceId seq = 0;
+  {
+    auto own = turbokv::Engine::create();
+    turbokv::Cache cache(own, config(turbokv::KvType::q8_0, turbokv::KvType::f16, dim, 1));
+    seq = cache.create_sequence();
+    for (uint32_t layer = 0; layer < 2; ++layer) cache.append(seq, layer, 30, {k.data()}, {v.data()});
+    decoder = turbokv::Decoder(cache, 2);
+    decoder.decode(0, seq, 1, {q.data(), q.size() * 4}, {first.data(), first.size() * 4});
+  }  // the engine and cache handles are gone; the decoder holds both
+  decoder.decode(0, seq, 1, {q.data(), q.size() * 4}, {second.data(), second.size() * 4});
+  EXPECT_EQ(first, second);
+  EXPECT_EQ(decoder.cache().length(seq), 30u);
+  EXPECT_FALSE(decoder.cache().engine().adopted());
+}
+
+TEST(ApiErrors, EmptyHandlesAndUnknownValues) {
+  expect_error([] { turbokv::Engine().info(); }, ErrorCode::invalid_argument, "engine: the handle is empty");
+  expect_error([] { turbokv::Cache().create_sequence(); }, ErrorCode::invalid_argument, "cache: the handle is empty");
+  expect_error([] { turbokv::Decoder().q_heads(); }, ErrorCode::invalid_argument, "decoder: the handle is empty");
+  expect_error([] { turbokv::Cache(turbokv::Engine(), config(turbokv::KvType::f16, turbokv::KvType::f16, 64, 1)); },
+               ErrorCode::invalid_argument, "engine: the handle is empty");
+  expect_error([] { turbokv::Decoder(turbokv::Cache(), 4); }, ErrorCode::invalid_argument, "cache handle is empty");
+
+  auto bad = config(turbokv::KvType(9), turbokv::KvType::f16, 64, 1);
+  expect_error([&] { turbokv::Cache(engine(), bad); }, ErrorCode::invalid_argument, "unknown KV type 9");
+  bad = config(turbokv::KvType::f16, turbokv::KvType::f16, 64, 1);
+  bad.page_size = 10;
+  expect_error([&] { turbokv::Cache(engine(), bad); }, ErrorCode::invalid_argument, "page_size 10");
+  expect_error([] { turbokv::parse_kv_type("turbo5"); }, ErrorCode::invalid_argument, "turbo5");
+  EXPECT_EQ(turbokv::parse_kv_type("turbo3"), turbokv::KvType::turbo3);
+  EXPECT_EQ(turbokv::kv_type_name(turbokv::KvType::q8_0), "q8_0");
+  EXPECT_EQ(turbokv::parse_variant(turbokv::variant_name(turbokv::Variant::mag4)), turbokv::Variant::mag4);
+
+  turbokv::Cache cache(engine(), config(turbokv::KvType::f16, turbokv::KvType::f16, 64, 1));
+  const auto seq = cache.create_sequence();
+  std::vector<float> rows(64, 1.0f);
+  expect_error([&] { cache.append(seq, 0, 1, {rows.data(), turbokv::Format(7)}, {rows.data()}); },
+               ErrorCode::invalid_argument, "unknown element format 7");
+  expect_error([&] { cache.append(seq, 5, 1, {rows.data()}, {rows.data()}); }, ErrorCode::invalid_argument,
+               "layer 5");
+  rows[3] = std::nanf("");
+  expect_error([&] { cache.append(seq, 0, 1, {rows.data()}, {rows.data()}); }, ErrorCode::numeric, "not finite");
+  rows[3] = 1.0f;
+  cache.append(seq, 0, 1, {rows.data()}, {rows.data()});
+  expect_error([&] { turbokv::Decoder(cache, 17); }, ErrorCode::invalid_argument, "query heads");
+  turbokv::Decoder decoder(cache, 2);
+  std::vector<float> q(128), out(128);
+  turbokv::DecodeOptions options;
+  options.variant = turbokv::Variant(42);
+  expect_error([&] { decoder.decode(0, seq, 1, {q.data(), q.size() * 4}, {out.data(), out.size() * 4}, options); },
+               ErrorCode::invalid_argument, "unknown variant 42");
+  expect_error([&] { decoder.decode(0, seq, 1, {q.data(), 4}, {out.data(), out.size() * 4}); },
+               ErrorCode::invalid_argument, "q has 4 bytes");
+  expect_error([&] { decoder.record(VK_NULL_HANDLE, 0, seq, 1, {}, {}); }, ErrorCode::invalid_argument,
+               "command buffer is VK_NULL_HANDLE");
+  expect_error([&] { cache.record_append(VK_NULL_HANDLE, seq, 0, 1, {}, {}); }, ErrorCode::invalid_argument,
+               "command buffer is VK_NULL_HANDLE");
+}
