@@ -74,6 +74,11 @@ int main(int argc, char** argv) {
   write(cf / "a_too_many_sequences", 1, save_sequences_to_bytes(a, five));
   write(cf / "b_one_sequence", 2, save_sequences_to_bytes(b, b1v));
   write(cf / "b_one_sequence_reseal", 3, save_sequences_to_bytes(b, b1v));
+  // Recipes (mode bit 2): sequence count, lengths per (sequence, layer), row bytes.
+  const std::vector<uint8_t> recipe_a = {3, 16, 15, 33, 0, 1, 49, 0x5a, 0x3c, 0x00, 0xff, 0x81};
+  write(cf / "a_recipe", 4, recipe_a);
+  const std::vector<uint8_t> recipe_b = {2, 64, 101, 0x00, 0x3c, 0x12, 0x34};
+  write(cf / "b_recipe", 6, recipe_b);
 
   // fuzz_import_rows: byte 0 type | head_dim choice << 4, layer, side | head << 1, rows there,
   // begin; then codec rows.
