@@ -36,6 +36,8 @@ cmake --build "$dir" --parallel 2 --target "${targets[@]}"
 # Lavapipe keeps a little memory until exit that LeakSanitizer would report as leaks; the
 # policy target runs without Vulkan and keeps leak detection.
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+# Symbolized stacks in crash reports (clang 16 ships no llvm-symbolizer of its own here).
+if sym=$(command -v llvm-symbolizer-16 || command -v llvm-symbolizer); then export ASAN_SYMBOLIZER_PATH=$sym; fi
 export TKV_CACHE_DIR=${TKV_CACHE_DIR:-$PWD/$dir/pipeline-cache}
 run_one() {
   local t=$1 out=$dir/runs/$1 leaks=0 extra=()
