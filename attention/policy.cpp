@@ -295,6 +295,20 @@ DispatchPolicy DispatchPolicy::load(const std::string& path, const DeviceCaps& c
   return p;
 }
 
+DispatchPolicy DispatchPolicy::parse(const std::string& text, const DeviceCaps& caps, const std::string& name) {
+  DispatchPolicy p;
+  try {
+    p.rules_ = parse_policy(name, text, caps);
+  } catch (const json::exception& e) {  // as load(): a net for nlohmann's own
+    bad(name, e.what());
+  }
+  p.source_ = "file: " + name;
+  const DispatchPolicy d = defaults(caps);
+  p.fallback_ = d.rules_;
+  p.fallback_source_ = d.source_;
+  return p;
+}
+
 DispatchPolicy DispatchPolicy::for_device(const DeviceCaps& caps, const std::string& path, std::string* warning) {
   if (warning) warning->clear();
   const std::string file = path.empty() ? default_path(caps) : path;

@@ -63,6 +63,10 @@ class DispatchPolicy {
   // unreadable or malformed, or when its device key does not match `caps`. Shapes no rule of
   // the file covers fall back to the defaults for `caps`.
   static DispatchPolicy load(const std::string& path, const DeviceCaps& caps);
+  // The same from JSON text already in memory (fuzzers, embedded policies); `name` stands for
+  // the file in messages and in source() ("file: <name>").
+  static DispatchPolicy parse(const std::string& text, const DeviceCaps& caps,
+                              const std::string& name = "policy text");
   // The policy an engine uses on `caps`: the file at `path` (or the default location when empty)
   // if present and valid, else the defaults; a malformed file is reported through `warning`
   // (set to "" otherwise). A missing file is not a problem: most devices are never tuned.

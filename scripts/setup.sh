@@ -6,6 +6,7 @@ packages=(
   cmake ninja-build g++ pkg-config
   libvulkan-dev glslc glslang-tools spirv-tools
   libgtest-dev libgmock-dev libbenchmark-dev libspdlog-dev nlohmann-json3-dev libcli11-dev
+  libxxhash-dev
   mesa-vulkan-drivers vulkan-validationlayers vulkan-tools
 )
 missing=()
