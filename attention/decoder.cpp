@@ -24,12 +24,15 @@ struct DecodePush {
   uint32_t q_offset;
   uint32_t out_offset;
   uint32_t zero;  // always 0 (keeps profile mode 4's loads alive)
+  uint32_t seq_len;    // batch 1: the sequence's length and page table offset, so that no buffer
+  uint32_t seq_table;  // update (and no barrier after it) precedes the dispatch; 0: seq_info_
 };
 
 struct ReducePush {
   uint32_t chunk;
   uint32_t splits;
   uint32_t out_offset;
+  uint32_t seq_len;
 };
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
@@ -190,10 +193,16 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   const auto& decode = pipelines.get({"decode", constants, 7, uint32_t(sizeof(DecodePush))});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
-  DecodePush push{scale, options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0};
+  // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer
+  // update, and a barrier before the dispatch reads it.
+  const bool inline_seq = s.batch == 1;
+  DecodePush push{scale,    options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0,
+                  inline_seq ? info[0] : 0u, inline_seq ? info[1] : 0u};
 
-  r.update(seq_info_, 0, std::as_bytes(std::span(info)));
-  r.barrier();
+  if (!inline_seq) {
+    r.update(seq_info_, 0, std::as_bytes(std::span(info)));
+    r.barrier();
+  }
   const vk::Buffer& partials = p.direct() ? seq_info_ : partials_;  // unused binding when direct
   r.bind(decode,
          {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
@@ -208,7 +217,7 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
                                        q_heads_ / c.kv_heads, m, uint32_t(out.format)},
                                       3,
                                       uint32_t(sizeof(ReducePush))});
-  ReducePush rpush{p.chunk, p.splits, out_elem};
+  ReducePush rpush{p.chunk, p.splits, out_elem, inline_seq ? info[0] : 0u};
   r.bind(reduce, {seq_info_, partials_, vk::BufferRange(out.buffer, out_bind)}, rpush);
   r.dispatch(rm, c.kv_heads, s.batch);
   r.barrier();

@@ -121,6 +121,8 @@ layout(push_constant) uniform Push {
   uint q_offset;    // elements
   uint out_offset;  // elements
   uint zero;        // always 0: keeps profile mode 4's loads alive
+  uint seq_len;     // batch 1: the sequence's length (0: read seqs[] instead)
+  uint seq_table;   // batch 1: its page table offset
 } pc;
 
 shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
@@ -363,7 +365,7 @@ void main() {
   const uint split = gl_WorkGroupID.x;
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
-  const uvec4 info = seqs[b];
+  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
   const uint start = split * pc.chunk;
   if (start >= len) return;  // uniform: the whole workgroup leaves
@@ -479,11 +481,12 @@ void main() {
     vec4 mx[ROWS4];
     [[unroll]] for (uint c = 0; c < ROWS4; ++c) mx[c] = vec4(NEG_INF);
     [[unroll]] for (uint c = 0; c < 8u; ++c) {
-      if (c >= NV / 4) break;
-      const vec4 x = sc4[tbase + c];
-      [[unroll]] for (uint e = 0; e < 4; ++e) {
-        const uint gi = 4 * c + e, j = gi % R2;
-        if (gi / R2 < UNROLL && j < ROWS) mx[j / 4][j % 4] = max(mx[j / 4][j % 4], x[e]);
+      if (c < NV / 4) {
+        const vec4 x = sc4[tbase + c];
+        [[unroll]] for (uint e = 0; e < 4; ++e) {
+          const uint gi = 4 * c + e, j = gi % R2;
+          if (gi / R2 < UNROLL && j < ROWS) mx[j / 4][j % 4] = max(mx[j / 4][j % 4], x[e]);
+        }
       }
     }
     bool rescale = false;

@@ -34,6 +34,7 @@ layout(push_constant) uniform Push {
   uint chunk;
   uint splits;
   uint out_offset;
+  uint seq_len;     // batch 1: the sequence's length (0: read seqs[] instead)
 } pc;
 
 shared float row[V_DIM];
@@ -48,7 +49,7 @@ TKV_DEFINE_HADAMARD(hadamard_row, row, R_INDEX)
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint gr = gl_WorkGroupID.x, kvh = gl_WorkGroupID.y, b = gl_WorkGroupID.z;
-  const uint len = seqs[b].x;
+  const uint len = pc.seq_len != 0u ? pc.seq_len : seqs[b].x;
   const uint n = (len + pc.chunk - 1) / pc.chunk;  // splits that held tokens
   const uint stride = V_DIM + 2;
   const uint base = ((b * KV_HEADS + kvh) * RM + gr) * pc.splits * stride;
