@@ -12,6 +12,7 @@
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
 
 namespace tkv::vk {
@@ -139,6 +140,7 @@ PipelineStore::~PipelineStore() {
   VkDevice d = ctx_.device();
   for (auto& [key, p] : pipelines_) {
     vkDestroyPipeline(d, p.pipeline, nullptr);
+    detail::count(detail::live_counters().pipelines, -1);
     vkDestroyPipelineLayout(d, p.layout, nullptr);
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
   }
@@ -218,6 +220,7 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
     throw_vk_error("vkCreateComputePipelines [" + key.shader + "]", r);
   }
+  detail::count(detail::live_counters().pipelines, 1);
   if (stats) p.statistics = read_statistics(d, p.pipeline);
   spdlog::debug("turbokv: built pipeline {} with {} constants {}", key.shader, key.constants.size(), p.statistics);
   return p;
