@@ -123,6 +123,8 @@ class KvCache {
   const Sequence& get(SequenceId seq) const;
   Sequence& get(SequenceId seq);
   void check_layer(uint32_t layer) const;
+  // Throws capacity when `tokens` positions of `s` would not fit the free pages.
+  void check_room(const Sequence& s, uint64_t tokens) const;
   // Allocates pages so that `tokens` positions fit; returns the index of the first new page in
   // seq.pages. Throws capacity without changing anything when the pool is short.
   uint32_t reserve(Sequence& s, uint64_t tokens);
