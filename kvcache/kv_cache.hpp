@@ -85,7 +85,9 @@ class KvCache {
   void append_all_layers(SequenceId seq, uint32_t n_tokens, HostRows k, HostRows v);
   // Records the same append from device buffers into the caller's command buffer (nothing is
   // submitted; the values are not checked: NaN/Inf rows quantize to NaN norms). The recorded work
-  // must be submitted before the cache is used again.
+  // must be submitted before the cache is used again. The sequence's length advances when the
+  // append is recorded: if the command buffer is never submitted, or its submission fails (e.g.
+  // out of memory), truncate the sequence back to its earlier length.
   void record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens, DeviceRows k,
                      DeviceRows v);
 
