@@ -19,6 +19,7 @@ tkv_status status_of(tkv::ErrorCode code) {
     case tkv::ErrorCode::vulkan: return TKV_ERROR_VULKAN;
     case tkv::ErrorCode::no_device: return TKV_ERROR_NO_DEVICE;
     case tkv::ErrorCode::io: return TKV_ERROR_IO;
+    case tkv::ErrorCode::device_lost: return TKV_ERROR_DEVICE_LOST;
   }
   return TKV_ERROR_INTERNAL;  // a code added to tkv::ErrorCode without a status here
 }
@@ -68,6 +69,7 @@ const char* tkv_status_name(tkv_status status) {
     case TKV_ERROR_IO: return "TKV_ERROR_IO";
     case TKV_ERROR_OUT_OF_MEMORY: return "TKV_ERROR_OUT_OF_MEMORY";
     case TKV_ERROR_INTERNAL: return "TKV_ERROR_INTERNAL";
+    case TKV_ERROR_DEVICE_LOST: return "TKV_ERROR_DEVICE_LOST";
   }
   return "unknown status";
 }

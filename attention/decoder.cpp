@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <iterator>
 #include <string>
 #include <vector>
 
 #include "kvcache/error.hpp"
+#include "kvcache/fp16.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
 
@@ -36,6 +38,44 @@ struct ReducePush {
 };
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
+
+// ---------------------------------------------------------------------------------------------
+// Argument checks made at the entry of the public calls (before any planning or GPU work), so
+// that values cast from integers or computed wrongly by a caller are named, never passed on to
+// a shader as specialization constants.
+
+void check_options(const DecodeOptions& o, const char* call) {
+  if (!(o.scale >= 0.0f) || !std::isfinite(o.scale))
+    fail(ErrorCode::invalid_argument, std::string(call) + ": scale " + std::to_string(o.scale) +
+                                          " must be finite and non-negative (0: 1/sqrt(head_dim))");
+  if (!(o.softcap >= 0.0f) || !std::isfinite(o.softcap))
+    fail(ErrorCode::invalid_argument, std::string(call) + ": softcap " + std::to_string(o.softcap) +
+                                          " must be finite and non-negative (0: off)");
+  if (o.variant != Variant::automatic &&
+      std::find(std::begin(kAllVariants), std::end(kAllVariants), o.variant) == std::end(kAllVariants))
+    fail(ErrorCode::invalid_argument, std::string(call) + ": Variant value " + std::to_string(uint32_t(o.variant)) +
+                                          " is not a known variant");
+  if (std::find(std::begin(kAllModes), std::end(kAllModes), o.profile_mode) == std::end(kAllModes))
+    fail(ErrorCode::invalid_argument, std::string(call) + ": ProfileMode value " +
+                                          std::to_string(uint32_t(o.profile_mode)) + " is not in 0..4");
+}
+
+void check_format(TensorFormat f, const char* call, const char* what) {
+  if (f != TensorFormat::f32 && f != TensorFormat::f16)
+    fail(ErrorCode::invalid_argument, std::string(call) + ": " + what + " TensorFormat value " +
+                                          std::to_string(uint32_t(f)) + " is neither f32 (0) nor f16 (1)");
+}
+
+// Host queries only (device tensors are not read back to check): NaN / Inf is named.
+void check_finite_queries(const HostTensor& q, size_t n, uint32_t head_dim) {
+  for (size_t i = 0; i < n; ++i) {
+    const float v = q.format == TensorFormat::f16 ? half_to_float(static_cast<const uint16_t*>(q.data)[i])
+                                                  : static_cast<const float*>(q.data)[i];
+    if (!std::isfinite(v))
+      fail(ErrorCode::numeric, "decode: q value " + std::to_string(v) + " at row " + std::to_string(i / head_dim) +
+                                   ", element " + std::to_string(i % head_dim) + " is not finite");
+  }
+}
 
 }  // namespace
 
@@ -123,6 +163,7 @@ DecodePlan Decoder::make_plan(const DecodeShape& s, const DecodeOptions& options
 
 DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
                          const DecodeOptions& options) const {
+  check_options(options, "plan");  // entry checks
   const DecodePlan p = make_plan(shape(layer, seqs, m), options);
   if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv plan layer {}: {}", layer, p.describe());
   return p;
@@ -136,6 +177,14 @@ void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
 
 void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
                      DeviceTensor out, const DecodeOptions& options) {
+  // Entry checks.
+  if (&r.context() != &cache_.context())
+    fail(ErrorCode::invalid_argument, "decode: the recorder belongs to another Vulkan context (" +
+                                          r.context().caps().name + ") than the cache's (" +
+                                          cache_.context().caps().name + ")");
+  check_options(options, "decode");
+  check_format(q.format, "decode", "q");
+  check_format(out.format, "decode", "out");
   const DecodeShape s = shape(layer, seqs, m);
   const auto& caps = cache_.context().caps();
   const DecodePlan p = make_plan(s, options);
@@ -143,7 +192,8 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
   const auto& c = cache_.config();
   const size_t n = elements(s.batch, m);
-  if (!q.buffer || !out.buffer) fail(ErrorCode::invalid_argument, "decode: q or out buffer is null");
+  if (!q.buffer) fail(ErrorCode::invalid_argument, "decode: q buffer is null");
+  if (!out.buffer) fail(ErrorCode::invalid_argument, "decode: out buffer is null");
   if (q.bytes < n * element_bytes(q.format))
     fail(ErrorCode::invalid_argument, "decode: q holds " + std::to_string(q.bytes) + " bytes, the call needs " +
                                           std::to_string(n * element_bytes(q.format)) + " (batch " +
@@ -225,9 +275,14 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
 
 void Decoder::decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,
                      const DecodeOptions& options) {
+  // Entry checks (the finiteness of q follows the size checks below).
+  check_options(options, "decode");
+  check_format(q.format, "decode", "q");
+  check_format(out.format, "decode", "out");
   const DecodeShape s = shape(layer, seqs, m);
   const size_t n = elements(s.batch, m);
-  if (!q.data || !out.data) fail(ErrorCode::invalid_argument, "decode: q or out is null");
+  if (!q.data) fail(ErrorCode::invalid_argument, "decode: q is null (" + std::to_string(q.bytes) + " bytes)");
+  if (!out.data) fail(ErrorCode::invalid_argument, "decode: out is null (" + std::to_string(out.bytes) + " bytes)");
   if (q.bytes != n * element_bytes(q.format))
     fail(ErrorCode::invalid_argument, "decode: q has " + std::to_string(q.bytes) + " bytes, expected " +
                                           std::to_string(n * element_bytes(q.format)) + " (batch " +
@@ -237,6 +292,7 @@ void Decoder::decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t 
   if (out.bytes < n * element_bytes(out.format))
     fail(ErrorCode::invalid_argument, "decode: output has " + std::to_string(out.bytes) + " bytes, the call needs " +
                                           std::to_string(n * element_bytes(out.format)));
+  check_finite_queries(q, n, cache_.config().head_dim);  // entry check
   retired_.clear();  // nothing recorded before this call is still pending (callers serialise)
   ensure(q_staging_, q.bytes, vk::MemoryKind::upload);
   ensure(out_staging_, n * element_bytes(out.format), vk::MemoryKind::readback);

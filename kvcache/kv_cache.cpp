@@ -9,6 +9,7 @@
 #include "kvcache/fp16.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/types.hpp"
 
 namespace tkv {
 namespace {
@@ -33,15 +34,50 @@ std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format) 
 
 size_t element_bytes(RowFormat f) { return f == RowFormat::f16 ? 2 : 4; }
 
-// Rejects NaN / Inf before anything is written, naming where it is.
-void check_finite(const HostRows& rows, size_t count, uint32_t per_token, const char* side) {
+// Rejects NaN / Inf before anything is written, naming where it is (rows of `layers` layers of
+// n_tokens tokens each; the layer is named when there are several).
+void check_finite(const HostRows& rows, size_t count, uint32_t per_token, uint32_t n_tokens, uint32_t layers,
+                  const char* side) {
   for (size_t i = 0; i < count; ++i) {
     const float v = rows.format == RowFormat::f16 ? half_to_float(static_cast<const uint16_t*>(rows.data)[i])
                                                   : static_cast<const float*>(rows.data)[i];
-    if (!std::isfinite(v))
-      fail(ErrorCode::numeric, std::string("append: ") + side + " row value " + std::to_string(v) + " at token " +
-                                   std::to_string(i / per_token) + ", element " + std::to_string(i % per_token) +
-                                   " is not finite; nothing was appended");
+    if (!std::isfinite(v)) {
+      const size_t token = i / per_token;
+      fail(ErrorCode::numeric, std::string("append: ") + side + " row value " + std::to_string(v) +
+                                   (layers > 1 ? " in layer " + std::to_string(token / n_tokens) + "'s rows" : "") +
+                                   " at token " + std::to_string(token % n_tokens) + ", element " +
+                                   std::to_string(i % per_token) + " is not finite; nothing was appended");
+    }
+  }
+}
+
+void check_side(Side side, const char* call) {
+  if (side != Side::k && side != Side::v)
+    fail(ErrorCode::invalid_argument, std::string(call) + ": Side value " + std::to_string(uint32_t(side)) +
+                                          " is neither k (0) nor v (1)");
+}
+
+void check_format(RowFormat format, const char* call, const char* side) {
+  if (format != RowFormat::f32 && format != RowFormat::f16)
+    fail(ErrorCode::invalid_argument, std::string(call) + ": " + side + " RowFormat value " +
+                                          std::to_string(uint32_t(format)) + " is neither f32 (0) nor f16 (1)");
+}
+
+// Reference rows from outside (a file, another process) must not smuggle NaN / Inf into the
+// cache: every f16 element, q8_0 scale and turbo norm must be finite.
+void check_finite_reference(KvType type, uint32_t head_dim, std::span<const uint8_t> bytes) {
+  const size_t rb = row_bytes(type, head_dim);
+  const uint32_t blocks = blocks_per_row(type, head_dim), bb = block_bytes(type, head_dim);
+  for (size_t r = 0; r < bytes.size() / rb; ++r) {
+    const uint8_t* row = bytes.data() + r * rb;
+    for (uint32_t b = 0; b < blocks; ++b) {
+      const uint8_t* h = row + size_t(b) * bb;  // f16: every element; else the block's scale
+      const float v = half_to_float(uint16_t(h[0] | (h[1] << 8)));
+      if (!std::isfinite(v))
+        fail(ErrorCode::numeric, "import: row " + std::to_string(r) + (type == KvType::f16 ? ", element " : ", block ") +
+                                     std::to_string(b) + " of the " + std::string(type_name(type)) +
+                                     " reference bytes holds " + std::to_string(v) + "; nothing was imported");
+    }
   }
 }
 
@@ -61,22 +97,34 @@ void KvCache::validate(const DeviceCaps& caps, const CacheConfig& c) {
     fail(ErrorCode::invalid_argument, "cache config: max_sequences must be between 1 and 65536");
   const PageLayout k{RowLayout::make(c.k_type, c.head_dim), c.page_size, c.kv_heads};
   const PageLayout v{RowLayout::make(c.v_type, c.head_dim), c.page_size, c.kv_heads};
-  const uint64_t pages = (c.capacity_tokens + c.page_size - 1) / c.page_size;
+  // Whole pages, without overflowing for capacity_tokens near 2^64.
+  const uint64_t pages = c.capacity_tokens / c.page_size + (c.capacity_tokens % c.page_size != 0);
   const uint64_t page_bytes = std::max(k.page_bytes(), v.page_bytes());
-  const uint64_t layer_bytes = pages * page_bytes;
   const uint64_t limit = std::min<uint64_t>(caps.max_storage_buffer_range, 0xffffffffull);
-  if (layer_bytes > limit)
-    fail(ErrorCode::capacity, "cache config: one layer's pool would need " + std::to_string(layer_bytes) +
-                                  " bytes, above this device's limit of " + std::to_string(limit) +
-                                  " bytes per buffer; lower capacity_tokens (at most " +
+  if (pages > limit / page_bytes)  // pages * page_bytes > limit, without overflow
+    fail(ErrorCode::capacity, "cache config: capacity_tokens " + std::to_string(c.capacity_tokens) +
+                                  " needs one layer's pool of " + std::to_string(pages) + " pages of " +
+                                  std::to_string(page_bytes) + " bytes, above this device's limit of " +
+                                  std::to_string(limit) + " bytes per buffer; lower capacity_tokens (at most " +
                                   std::to_string(limit / page_bytes * c.page_size) + " tokens here)");
-  const uint64_t need = c.layers * pages * (k.page_bytes() + v.page_bytes()) + uint64_t(c.max_sequences) * pages * 4;
+  // pages <= 2^32 / 16 from here on: the products below fit 64 bits (layers < 2^32).
+  const uint64_t table_bytes = uint64_t(c.max_sequences) * pages * 4;
+  if (table_bytes > limit)
+    fail(ErrorCode::capacity, "cache config: the page table (max_sequences " + std::to_string(c.max_sequences) +
+                                  " x " + std::to_string(pages) + " pages x 4 bytes) exceeds this device's limit of " +
+                                  std::to_string(limit) + " bytes per buffer; lower max_sequences or capacity_tokens");
+  const uint64_t per_layer = pages * (k.page_bytes() + v.page_bytes());  // < 2^34
+  const bool huge = per_layer > (UINT64_MAX - table_bytes) / c.layers;
+  const uint64_t need = huge ? UINT64_MAX : c.layers * per_layer + table_bytes;
   if (uint64_t have = caps.device_local_bytes(); have && need > have)
-    fail(ErrorCode::capacity, "cache config: needs " + std::to_string(need) + " bytes of device memory, " +
-                                  caps.name + " has " + std::to_string(have));
+    fail(ErrorCode::capacity, "cache config: needs " + (huge ? std::string("more than 2^64") : std::to_string(need)) +
+                                  " bytes of device memory (capacity_tokens " + std::to_string(c.capacity_tokens) +
+                                  ", " + std::to_string(c.layers) + " layers), " + caps.name + " has " +
+                                  std::to_string(have));
 }
 
 KvCache::KvCache(std::shared_ptr<vk::Context> ctx, const CacheConfig& config) : ctx_(std::move(ctx)), config_(config) {
+  if (!ctx_) fail(ErrorCode::invalid_argument, "cache: the Vulkan context is null");
   validate(ctx_->caps(), config);
   const auto& c = config_;
   k_layout_ = {RowLayout::make(c.k_type, c.head_dim), c.page_size, c.kv_heads};
@@ -184,6 +232,7 @@ uint32_t KvCache::page_table_offset(SequenceId seq) const {
 
 const vk::Buffer& KvCache::buffer(uint32_t layer, Side side) const {
   check_layer(layer);
+  check_side(side, "buffer");
   return side == Side::k ? k_buffers_[layer] : v_buffers_[layer];
 }
 
@@ -200,16 +249,23 @@ uint64_t KvCache::total_bytes() const {
 // ---------------------------------------------------------------------------------------------
 // Pages
 
-uint32_t KvCache::reserve(Sequence& s, uint64_t tokens) {
-  const uint64_t needed = (tokens + config_.page_size - 1) / config_.page_size;
-  const uint32_t first_new = uint32_t(s.pages.size());
-  if (needed <= s.pages.size()) return first_new;
+void KvCache::check_room(const Sequence& s, uint64_t tokens) const {
+  const uint64_t needed = tokens / config_.page_size + (tokens % config_.page_size != 0);
+  if (needed <= s.pages.size()) return;
   const uint64_t more = needed - s.pages.size();
   if (more > free_pages_.size())
     fail(ErrorCode::capacity, "cache full: " + std::to_string(tokens) + " positions need " + std::to_string(more) +
                                   " more pages of " + std::to_string(config_.page_size) + " tokens, " +
                                   std::to_string(free_pages_.size()) + " of " + std::to_string(total_pages_) +
                                   " are free");
+}
+
+uint32_t KvCache::reserve(Sequence& s, uint64_t tokens) {
+  check_room(s, tokens);
+  const uint64_t needed = tokens / config_.page_size + (tokens % config_.page_size != 0);
+  const uint32_t first_new = uint32_t(s.pages.size());
+  if (needed <= s.pages.size()) return first_new;
+  const uint64_t more = needed - s.pages.size();
   for (uint64_t i = 0; i < more; ++i) {
     s.pages.push_back(free_pages_.back());
     free_pages_.pop_back();
@@ -272,17 +328,23 @@ void KvCache::append_all_layers(SequenceId seq, uint32_t n_tokens, HostRows k, H
 void KvCache::append_host(SequenceId seq, uint32_t first_layer, uint32_t layer_count, uint32_t n_tokens, HostRows k,
                           HostRows v) {
   Sequence& s = get(seq);
+  check_format(k.format, "append", "K");
+  check_format(v.format, "append", "V");
   if (n_tokens == 0) return;
-  if (!k.data || !v.data) fail(ErrorCode::invalid_argument, "append: K or V rows are null");
+  if (!k.data) fail(ErrorCode::invalid_argument, "append: K rows are null (n_tokens " + std::to_string(n_tokens) + ")");
+  if (!v.data) fail(ErrorCode::invalid_argument, "append: V rows are null (n_tokens " + std::to_string(n_tokens) + ")");
   const uint32_t per_token = config_.kv_heads * config_.head_dim;
   const size_t count = size_t(layer_count) * n_tokens * per_token;
-  check_finite(k, count, per_token, "K");
-  check_finite(v, count, per_token, "V");
 
   uint64_t furthest = 0;
   for (uint32_t l = first_layer; l < first_layer + layer_count; ++l)
     furthest = std::max<uint64_t>(furthest, uint64_t(s.lengths[l]) + n_tokens);
   if (furthest > 0xffffffffull) fail(ErrorCode::capacity, "append: sequence length would overflow");
+  // Room first: an n_tokens beyond the capacity must fail before the rows are read (the caller's
+  // buffer need not be that long).
+  check_room(s, furthest);
+  check_finite(k, count, per_token, n_tokens, layer_count, "K");
+  check_finite(v, count, per_token, n_tokens, layer_count, "V");
   const uint32_t first_new = reserve(s, furthest);
 
   try {
@@ -316,8 +378,14 @@ void KvCache::record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
                             DeviceRows v) {
   check_layer(layer);
   Sequence& s = get(seq);
+  if (&r.context() != ctx_.get())
+    fail(ErrorCode::invalid_argument, "record_append: the recorder belongs to another Vulkan context (" +
+                                          r.context().caps().name + ") than the cache's (" + ctx_->caps().name + ")");
+  check_format(k.format, "record_append", "K");
+  check_format(v.format, "record_append", "V");
   if (n_tokens == 0) return;
-  if (!k.buffer || !v.buffer) fail(ErrorCode::invalid_argument, "record_append: K or V buffer is null");
+  if (!k.buffer) fail(ErrorCode::invalid_argument, "record_append: K buffer is null");
+  if (!v.buffer) fail(ErrorCode::invalid_argument, "record_append: V buffer is null");
   const uint32_t first_new = reserve(s, uint64_t(s.lengths[layer]) + n_tokens);
   const uint32_t per_token = config_.kv_heads * config_.head_dim;
   try {
@@ -368,9 +436,11 @@ std::vector<VkBufferCopy> row_regions(const PageLayout& l, const std::vector<uin
 std::vector<uint8_t> KvCache::export_rows(SequenceId seq, uint32_t layer, Side side, uint32_t head, uint32_t begin,
                                           uint32_t end) const {
   check_layer(layer);
+  check_side(side, "export");
   const Sequence& s = get(seq);
   if (head >= config_.kv_heads)
-    fail(ErrorCode::invalid_argument, "export: head " + std::to_string(head) + " is out of range");
+    fail(ErrorCode::invalid_argument, "export: head " + std::to_string(head) + " is out of range (the cache has " +
+                                          std::to_string(config_.kv_heads) + " KV heads)");
   if (begin > end || end > s.lengths[layer])
     fail(ErrorCode::invalid_argument, "export: range [" + std::to_string(begin) + ", " + std::to_string(end) +
                                           ") is outside the " + std::to_string(s.lengths[layer]) +
@@ -396,9 +466,14 @@ std::vector<uint8_t> KvCache::export_rows(SequenceId seq, uint32_t layer, Side s
 void KvCache::import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t head, uint32_t begin,
                           std::span<const uint8_t> reference_bytes) {
   check_layer(layer);
+  check_side(side, "import");
   Sequence& s = get(seq);
   if (head >= config_.kv_heads)
-    fail(ErrorCode::invalid_argument, "import: head " + std::to_string(head) + " is out of range");
+    fail(ErrorCode::invalid_argument, "import: head " + std::to_string(head) + " is out of range (the cache has " +
+                                          std::to_string(config_.kv_heads) + " KV heads)");
+  if (!reference_bytes.data() && !reference_bytes.empty())
+    fail(ErrorCode::invalid_argument, "import: reference bytes are null (size " +
+                                          std::to_string(reference_bytes.size()) + ")");
   const PageLayout& l = layout(side);
   const size_t ref = row_bytes(l.row.type, l.row.head_dim);
   if (reference_bytes.size() % ref != 0)
@@ -412,6 +487,8 @@ void KvCache::import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t he
   if (n == 0) return;
   const uint64_t end = begin + n;
   if (end > 0xffffffffull) fail(ErrorCode::capacity, "import: sequence length would overflow");
+  check_room(s, std::max<uint64_t>(end, *std::max_element(s.lengths.begin(), s.lengths.end())));
+  check_finite_reference(l.row.type, l.row.head_dim, reference_bytes);
   const uint32_t first_new = reserve(s, std::max<uint64_t>(end, *std::max_element(s.lengths.begin(), s.lengths.end())));
   try {
     vk::Buffer staging(*ctx_, n * l.row.device_row_bytes(), vk::MemoryKind::upload);

@@ -85,7 +85,9 @@ class KvCache {
   void append_all_layers(SequenceId seq, uint32_t n_tokens, HostRows k, HostRows v);
   // Records the same append from device buffers into the caller's command buffer (nothing is
   // submitted; the values are not checked: NaN/Inf rows quantize to NaN norms). The recorded work
-  // must be submitted before the cache is used again.
+  // must be submitted before the cache is used again. The sequence's length advances when the
+  // append is recorded: if the command buffer is never submitted, or its submission fails (e.g.
+  // out of memory), truncate the sequence back to its earlier length.
   void record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens, DeviceRows k,
                      DeviceRows v);
 
@@ -123,6 +125,8 @@ class KvCache {
   const Sequence& get(SequenceId seq) const;
   Sequence& get(SequenceId seq);
   void check_layer(uint32_t layer) const;
+  // Throws capacity when `tokens` positions of `s` would not fit the free pages.
+  void check_room(const Sequence& s, uint64_t tokens) const;
   // Allocates pages so that `tokens` positions fit; returns the index of the first new page in
   // seq.pages. Throws capacity without changing anything when the pool is short.
   uint32_t reserve(Sequence& s, uint64_t tokens);

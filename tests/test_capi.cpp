@@ -192,7 +192,7 @@ TEST(CApi, ExceptionsBecomeStatuses) {
       {tkv::ErrorCode::invalid_argument, TKV_ERROR_INVALID_ARGUMENT}, {tkv::ErrorCode::capacity, TKV_ERROR_CAPACITY},
       {tkv::ErrorCode::not_found, TKV_ERROR_NOT_FOUND},              {tkv::ErrorCode::numeric, TKV_ERROR_NUMERIC},
       {tkv::ErrorCode::vulkan, TKV_ERROR_VULKAN},                    {tkv::ErrorCode::no_device, TKV_ERROR_NO_DEVICE},
-      {tkv::ErrorCode::io, TKV_ERROR_IO}};
+      {tkv::ErrorCode::io, TKV_ERROR_IO},                            {tkv::ErrorCode::device_lost, TKV_ERROR_DEVICE_LOST}};
   for (const auto& [code, status] : codes)
     expect_status(guarded("tkv_x", [&] { tkv::fail(code, "what went wrong"); }), status, {"tkv_x: what went wrong"});
   expect_status(guarded("tkv_y", [] { throw std::bad_alloc(); }), TKV_ERROR_OUT_OF_MEMORY,

@@ -372,7 +372,10 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
 
   const auto s = turboprof("sweep " + kSmall + " --layers 1 --types turbo3 --ctx 256,512 --json", dir, env);
   ASSERT_EQ(s.rc, 0) << s.err;
-  for (const auto& row : json::parse(s.out)["rows"])
+  // The parsed document must outlive the loop: a range-for over a member of a temporary reads
+  // freed memory (found by AddressSanitizer).
+  const json sweep = json::parse(s.out);
+  for (const auto& row : sweep["rows"])
     EXPECT_EQ(row["variant"].get<std::string>(), chosen[row["ctx"].get<uint32_t>()]) << row["ctx"];
   fs::remove_all(dir);
 }

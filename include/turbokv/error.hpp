@@ -19,6 +19,7 @@ enum class ErrorCode {
   vulkan,             // a Vulkan call failed (message names the call and the VkResult)
   no_device,          // no Vulkan device present
   io,                 // file reading / writing / parsing
+  device_lost,        // VK_ERROR_DEVICE_LOST: the context is unusable; destroy its objects, make a new one
 };
 
 class Error : public std::runtime_error {

@@ -62,7 +62,8 @@ typedef enum tkv_status {
   TKV_ERROR_NO_DEVICE = 6,        /* no usable Vulkan device */
   TKV_ERROR_IO = 7,               /* file reading / writing / parsing */
   TKV_ERROR_OUT_OF_MEMORY = 8,    /* host memory allocation failed */
-  TKV_ERROR_INTERNAL = 9          /* any other failure (a bug: please report the message) */
+  TKV_ERROR_INTERNAL = 9,         /* any other failure (a bug: please report the message) */
+  TKV_ERROR_DEVICE_LOST = 10      /* the device was lost: destroy the engine's objects, make a new engine */
 } tkv_status;
 
 typedef enum tkv_kv_type {

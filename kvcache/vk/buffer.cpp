@@ -10,6 +10,7 @@
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/live_objects.hpp"
 
 namespace tkv::vk {
 
@@ -24,6 +25,7 @@ Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : device_(ctx.devic
   info.usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
   info.sharingMode = VK_SHARING_MODE_EXCLUSIVE;
   TKV_VK(vkCreateBuffer(device_, &info, nullptr, &buffer_));
+  detail::count(detail::live_counters().buffers, 1);
   try {
     VkMemoryRequirements req;
     vkGetBufferMemoryRequirements(device_, buffer_, &req);
@@ -46,6 +48,9 @@ Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : device_(ctx.devic
     alloc.allocationSize = req.size;
     alloc.memoryTypeIndex = type;
     TKV_VK(vkAllocateMemory(device_, &alloc, nullptr, &memory_));
+    memory_bytes_ = req.size;
+    detail::count(detail::live_counters().memory_allocations, 1);
+    detail::count(detail::live_counters().memory_bytes, int64_t(memory_bytes_));
     spdlog::trace("turbokv: buffer of {} bytes in memory type {} (device local {}, host visible {})", size_,
                   type, ctx.memory_type_has(type, VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT),
                   ctx.memory_type_has(type, VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT));
@@ -62,11 +67,19 @@ Buffer::~Buffer() { release(); }
 
 void Buffer::release() {
   if (mapped_) vkUnmapMemory(device_, memory_);
-  if (buffer_) vkDestroyBuffer(device_, buffer_, nullptr);
-  if (memory_) vkFreeMemory(device_, memory_, nullptr);
+  if (buffer_) {
+    vkDestroyBuffer(device_, buffer_, nullptr);
+    detail::count(detail::live_counters().buffers, -1);
+  }
+  if (memory_) {
+    vkFreeMemory(device_, memory_, nullptr);
+    detail::count(detail::live_counters().memory_allocations, -1);
+    detail::count(detail::live_counters().memory_bytes, -int64_t(memory_bytes_));
+  }
   mapped_ = nullptr;
   buffer_ = VK_NULL_HANDLE;
   memory_ = VK_NULL_HANDLE;
+  memory_bytes_ = 0;
 }
 
 Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
@@ -77,6 +90,7 @@ Buffer& Buffer::operator=(Buffer&& o) noexcept {
     device_ = o.device_;
     buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);
+    memory_bytes_ = std::exchange(o.memory_bytes_, 0);
     size_ = std::exchange(o.size_, 0);
     mapped_ = std::exchange(o.mapped_, nullptr);
   }

@@ -41,6 +41,7 @@ class Buffer {
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;
   uint64_t size_ = 0;
+  uint64_t memory_bytes_ = 0;  // size of memory_ (for vk::live_objects)
   void* mapped_ = nullptr;
 };
 

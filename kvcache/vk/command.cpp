@@ -8,6 +8,7 @@
 #include "kvcache/vk/buffer.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/live_objects.hpp"
 
 namespace tkv::vk {
 
@@ -17,10 +18,13 @@ CommandBuffer::CommandBuffer(Context& ctx) : ctx_(ctx) {
   info.level = VK_COMMAND_BUFFER_LEVEL_PRIMARY;
   info.commandBufferCount = 1;
   TKV_VK(vkAllocateCommandBuffers(ctx.device(), &info, &cmd_));
+  detail::count(detail::live_counters().command_buffers, 1);
 }
 
 CommandBuffer::~CommandBuffer() {
-  if (cmd_) vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd_);
+  if (!cmd_) return;
+  vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd_);
+  detail::count(detail::live_counters().command_buffers, -1);
 }
 
 BufferRange::BufferRange(const Buffer& b, VkDeviceSize offset, VkDeviceSize size)

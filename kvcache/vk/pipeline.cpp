@@ -13,6 +13,7 @@
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
 
 namespace tkv::vk {
@@ -142,6 +143,7 @@ PipelineStore::~PipelineStore() {
   VkDevice d = ctx_.device();
   for (auto& [key, p] : pipelines_) {
     vkDestroyPipeline(d, p.pipeline, nullptr);
+    detail::count(detail::live_counters().pipelines, -1);
     vkDestroyPipelineLayout(d, p.layout, nullptr);
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
   }
@@ -221,6 +223,7 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
     throw_vk_error("vkCreateComputePipelines [" + key.shader + "]", r);
   }
+  detail::count(detail::live_counters().pipelines, 1);
   if (stats) p.statistics = read_statistics(d, p.pipeline);
   if (spdlog::should_log(spdlog::level::debug)) {
     std::string values;

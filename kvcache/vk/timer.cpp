@@ -4,6 +4,7 @@
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/live_objects.hpp"
 
 namespace tkv::vk {
 
@@ -13,10 +14,13 @@ TimestampPool::TimestampPool(Context& ctx, uint32_t count) : ctx_(ctx), count_(c
   info.queryType = VK_QUERY_TYPE_TIMESTAMP;
   info.queryCount = count;
   TKV_VK(vkCreateQueryPool(ctx.device(), &info, nullptr, &pool_));
+  detail::count(detail::live_counters().query_pools, 1);
 }
 
 TimestampPool::~TimestampPool() {
-  if (pool_) vkDestroyQueryPool(ctx_.device(), pool_, nullptr);
+  if (!pool_) return;
+  vkDestroyQueryPool(ctx_.device(), pool_, nullptr);
+  detail::count(detail::live_counters().query_pools, -1);
 }
 
 void TimestampPool::reset(Recorder& r) { r.reset_queries(pool_, 0, count_); }
