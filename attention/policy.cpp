@@ -282,24 +282,14 @@ DispatchPolicy DispatchPolicy::load(const std::string& path, const DeviceCaps& c
   std::ostringstream text;
   text << in.rdbuf();
   if (in.bad()) bad(path, std::string("cannot read: ") + std::strerror(errno));
-  DispatchPolicy p;
-  try {
-    p.rules_ = parse_policy(path, text.str(), caps);
-  } catch (const json::exception& e) {  // checks come first; this is a net for nlohmann's own
-    bad(path, e.what());
-  }
-  p.source_ = "file: " + path;
-  const DispatchPolicy d = defaults(caps);
-  p.fallback_ = d.rules_;
-  p.fallback_source_ = d.source_;
-  return p;
+  return parse(text.str(), caps, path);
 }
 
 DispatchPolicy DispatchPolicy::parse(const std::string& text, const DeviceCaps& caps, const std::string& name) {
   DispatchPolicy p;
   try {
     p.rules_ = parse_policy(name, text, caps);
-  } catch (const json::exception& e) {  // as load(): a net for nlohmann's own
+  } catch (const json::exception& e) {  // checks come first; this is a net for nlohmann's own
     bad(name, e.what());
   }
   p.source_ = "file: " + name;

@@ -227,7 +227,10 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   if (stats) p.statistics = read_statistics(d, p.pipeline);
   if (spdlog::should_log(spdlog::level::debug)) {
     std::string values;
-    for (uint32_t c : key.constants) values += (values.empty() ? "" : ",") + std::to_string(c);
+    for (uint32_t c : key.constants) {
+      if (!values.empty()) values += ',';
+      values += std::to_string(c);
+    }
     spdlog::debug("turbokv: built pipeline {} with constants [{}] {}", key.shader, values, p.statistics);
   }
   return p;
