@@ -31,6 +31,11 @@ T& need(T* p, const char* what) {
   return *p;
 }
 
+std::string need_path(const char* path) {
+  if (!path) tkv::fail(tkv::ErrorCode::invalid_argument, "path is NULL");
+  return path;
+}
+
 void copy_string(char* dst, size_t size, const std::string& src) {
   const size_t n = std::min(size - 1, src.size());
   std::memcpy(dst, src.data(), n);
@@ -237,6 +242,73 @@ tkv_status tkv_cache_get_memory(const tkv_cache* cache, tkv_cache_memory* memory
     out.total_bytes = c.total_bytes();
     out.capacity_tokens = c.capacity_tokens();
     out.free_tokens = c.free_tokens();
+  });
+}
+
+// ---- Cache files
+
+tkv_status tkv_cache_save(const tkv_cache* cache, const uint32_t* sequences, uint32_t count, const char* path) {
+  return guarded("tkv_cache_save", [&] {
+    const auto& c = need(cache, "cache").cache;
+    c.save(need_path(path), sequence_list(sequences, count));
+  });
+}
+
+tkv_status tkv_cache_save_all(const tkv_cache* cache, const char* path) {
+  return guarded("tkv_cache_save_all", [&] { need(cache, "cache").cache.save_all(need_path(path)); });
+}
+
+tkv_status tkv_cache_load(tkv_cache* cache, const char* path, uint32_t* sequences, uint32_t capacity,
+                          uint32_t* count) {
+  if (count) *count = 0;
+  uint32_t file_sequences = 0;  // reported in *count when the array is too small
+  const tkv_status status = guarded("tkv_cache_load", [&] {
+    auto& c = need(cache, "cache").cache;
+    const std::string file = need_path(path);
+    need(count, "count");
+    if (capacity && !sequences)
+      tkv::fail(tkv::ErrorCode::invalid_argument, "sequences is NULL with capacity " + std::to_string(capacity));
+    const auto too_small = [&](size_t n) {
+      file_sequences = uint32_t(n);
+      tkv::fail(tkv::ErrorCode::capacity, "cache file " + file + ": holds " + std::to_string(n) +
+                                              " sequences, the sequences array has room for " +
+                                              std::to_string(capacity) + "; nothing was loaded");
+    };
+    // A load can return at most as many ids as the cache has free slots: only a smaller array
+    // needs the file's count first (inspect reads the file once more).
+    const uint64_t free_slots = c.config().max_sequences - c.sequences().size();
+    if (capacity < free_slots) {
+      const auto n = turbokv::inspect_cache_file(file).lengths.size();
+      if (n > capacity) too_small(n);
+    }
+    const auto ids = c.load(file);
+    if (ids.size() > capacity) {  // the file was replaced since it was inspected
+      for (const auto id : ids) c.remove_sequence(id);
+      too_small(ids.size());
+    }
+    for (size_t i = 0; i < ids.size(); ++i) sequences[i] = ids[i];
+    *count = uint32_t(ids.size());
+  });
+  if (status != TKV_SUCCESS && count) *count = file_sequences;
+  return status;
+}
+
+tkv_status tkv_cache_file_inspect(const char* path, tkv_cache_file_info* info) {
+  if (info) *info = tkv_cache_file_info{};
+  return guarded("tkv_cache_file_inspect", [&] {
+    const std::string file = need_path(path);
+    auto& out = need(info, "info");
+    const auto f = turbokv::inspect_cache_file(file);
+    out.version = f.version;
+    out.k_type = tkv_kv_type(uint32_t(f.k_type));
+    out.v_type = tkv_kv_type(uint32_t(f.v_type));
+    out.head_dim = f.head_dim;
+    out.kv_heads = f.kv_heads;
+    out.layers = f.layers;
+    out.sequence_count = uint32_t(f.lengths.size());
+    for (const auto& lengths : f.lengths)
+      out.tokens += lengths.empty() ? 0 : *std::max_element(lengths.begin(), lengths.end());
+    out.file_bytes = f.file_bytes;
   });
 }
 

@@ -1,10 +1,15 @@
 // The public C++ API (include/turbokv/) with the engine's own device: decode against the float64
-// reference over the cache, the sequence lifecycle and memory figures, handle lifetimes, and bad
-// input (empty handles, enum values the library does not know) as turbokv::Error naming it.
+// reference over the cache, the sequence lifecycle and memory figures, handle lifetimes, bad
+// input (empty handles, enum values the library does not know) as turbokv::Error naming it, and
+// cache files (bit-exact round trip; bad files leave the cache as it was).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -199,4 +204,191 @@ TEST(ApiErrors, EmptyHandlesAndUnknownValues) {
                "command buffer is VK_NULL_HANDLE");
   expect_error([&] { cache.record_append(VK_NULL_HANDLE, seq, 0, 1, {}, {}); }, ErrorCode::invalid_argument,
                "command buffer is VK_NULL_HANDLE");
+}
+
+// ---- Cache files through the public API (turbokv::Cache::save / save_all / load, inspect_cache_file)
+
+namespace {
+
+// A directory of this process's own under the system's temporary one, removed at the end.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name)
+      : path(std::filesystem::temp_directory_path() / ("tkv-api-" + name + "-" + std::to_string(::getpid()))) {
+    std::filesystem::remove_all(path);
+    std::filesystem::create_directories(path);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    std::filesystem::remove_all(path, ec);
+  }
+  std::string file(const std::string& name) const { return (path / name).string(); }
+};
+
+// Every reference row a sequence holds, per layer, side and head (what a cache file stores).
+std::vector<std::vector<uint8_t>> exported(const turbokv::Cache& cache, turbokv::SequenceId seq) {
+  const auto& internal = Access::cache(cache);
+  std::vector<std::vector<uint8_t>> rows;
+  for (uint32_t layer = 0; layer < cache.config().layers; ++layer)
+    for (tkv::Side side : {tkv::Side::k, tkv::Side::v})
+      for (uint32_t h = 0; h < cache.config().kv_heads; ++h)
+        rows.push_back(internal.export_rows(seq, layer, side, h, 0, cache.length(seq, layer)));
+  return rows;
+}
+
+// What the cache looks like from outside: its sequences with their per-layer lengths and rows,
+// and the free tokens.
+struct Snapshot {
+  std::vector<turbokv::SequenceId> sequences;
+  std::vector<std::vector<uint32_t>> lengths;
+  std::vector<std::vector<std::vector<uint8_t>>> rows;
+  uint64_t free_tokens = 0;
+  bool operator==(const Snapshot& o) const {
+    return sequences == o.sequences && lengths == o.lengths && rows == o.rows && free_tokens == o.free_tokens;
+  }
+};
+Snapshot snapshot(const turbokv::Cache& cache) {
+  Snapshot s;
+  s.sequences = cache.sequences();
+  for (auto seq : s.sequences) {
+    s.lengths.emplace_back();
+    for (uint32_t l = 0; l < cache.config().layers; ++l) s.lengths.back().push_back(cache.length(seq, l));
+    s.rows.push_back(exported(cache, seq));
+  }
+  s.free_tokens = cache.free_tokens();
+  return s;
+}
+
+// A sequence with `lengths[layer]` random tokens on each layer.
+turbokv::SequenceId add_sequence(turbokv::Cache& cache, std::mt19937& rng, const std::vector<uint32_t>& lengths) {
+  const auto& c = cache.config();
+  const auto seq = cache.create_sequence();
+  for (uint32_t layer = 0; layer < c.layers; ++layer) {
+    const auto k = tkv::testing::random_rows(rng, lengths[layer], c.kv_heads, c.head_dim, true);
+    const auto v = tkv::testing::random_rows(rng, lengths[layer], c.kv_heads, c.head_dim, false);
+    if (lengths[layer]) cache.append(seq, layer, lengths[layer], {k.data()}, {v.data()});
+  }
+  return seq;
+}
+
+}  // namespace
+
+// Saved sequences load back bit for bit (their exported reference rows are equal), into a cache
+// with another page size too, decode to identical outputs, and the header reads back as written.
+TEST(ApiCacheFile, RoundTripIsBitExact) {
+  TempDir dir("roundtrip");
+  const uint32_t kv_heads = 2, dim = 64, q_heads = 4;
+  auto cfg = config(turbokv::KvType::turbo3, turbokv::KvType::q8_0, dim, kv_heads);
+  cfg.max_sequences = 8;
+  turbokv::Cache source(engine(), cfg);
+  std::mt19937 rng(11);
+  const auto a = add_sequence(source, rng, {37, 35});  // ragged across layers
+  const auto skipped = add_sequence(source, rng, {5, 5});
+  const auto b = add_sequence(source, rng, {16, 16});
+  const std::string path = dir.file("two.tkv");
+  source.save(path, std::vector<turbokv::SequenceId>{b, a});  // the file's order: b, then a
+
+  const auto info = turbokv::inspect_cache_file(path);
+  EXPECT_EQ(info.version, 1u);
+  EXPECT_EQ(info.k_type, turbokv::KvType::turbo3);
+  EXPECT_EQ(info.v_type, turbokv::KvType::q8_0);
+  EXPECT_EQ(info.head_dim, dim);
+  EXPECT_EQ(info.kv_heads, kv_heads);
+  EXPECT_EQ(info.layers, 2u);
+  EXPECT_EQ(info.lengths, (std::vector<std::vector<uint32_t>>{{16, 16}, {37, 35}}));
+  EXPECT_EQ(info.file_bytes, std::filesystem::file_size(path));
+
+  cfg.page_size = 32;
+  turbokv::Cache target(engine(), cfg);
+  const auto other = add_sequence(target, rng, {3, 3});  // already there: stays as it was
+  const auto other_rows = exported(target, other);
+  const auto ids = target.load(path);
+  ASSERT_EQ(ids.size(), 2u);
+  EXPECT_EQ(target.sequences().size(), 3u);
+  EXPECT_EQ(exported(target, ids[0]), exported(source, b));
+  EXPECT_EQ(exported(target, ids[1]), exported(source, a));
+  EXPECT_EQ(target.length(ids[1], 0), 37u);
+  EXPECT_EQ(target.length(ids[1], 1), 35u);
+  EXPECT_EQ(exported(target, other), other_rows);
+  EXPECT_NE(ids[0], other);
+  EXPECT_NE(ids[1], other);
+
+  // save_all: every live sequence in slot order, back into the cache it came from; decode over
+  // the loaded copies equals decode over the originals, bit for bit (the same page size, so the
+  // same plan: with another page size the split-K schedule, and so the rounding, may differ).
+  const std::string all = dir.file("all.tkv");
+  source.save_all(all);
+  EXPECT_EQ(turbokv::inspect_cache_file(all).lengths.size(), 3u);
+  const auto before = source.sequences();
+  const auto again = source.load(all);
+  ASSERT_EQ(again.size(), 3u);
+  for (size_t i = 0; i < before.size(); ++i) EXPECT_EQ(exported(source, again[i]), exported(source, before[i]));
+  EXPECT_TRUE(source.contains(skipped));
+  turbokv::Decoder decoder(source, q_heads);
+  const auto q = tkv::testing::random_rows(rng, 3, q_heads, dim, false);
+  for (uint32_t layer = 0; layer < 2; ++layer) {
+    std::vector<float> expected(q.size()), got(q.size(), std::nanf(""));
+    decoder.decode(layer, before, 1, {q.data(), q.size() * 4}, {expected.data(), expected.size() * 4});
+    decoder.decode(layer, again, 1, {q.data(), q.size() * 4}, {got.data(), got.size() * 4});
+    EXPECT_EQ(got, expected) << "layer " << layer;
+  }
+}
+
+// Bad files and bad saves: a clear turbokv::Error each, and the cache (and the target path of a
+// failed save) as it was.
+TEST(ApiCacheFile, BadFilesLeaveTheCacheUnchanged) {
+  TempDir dir("bad");
+  auto cfg = config(turbokv::KvType::turbo4, turbokv::KvType::turbo2, 64, 2);
+  turbokv::Cache cache(engine(), cfg);
+  std::mt19937 rng(12);
+  const auto a = add_sequence(cache, rng, {20, 20});
+  const std::string good = dir.file("good.tkv");
+  cache.save(good, a);
+  const auto before = snapshot(cache);
+
+  // One flipped bit among the rows: the checksum says so (io), nothing is created.
+  std::string bytes;
+  {
+    std::ifstream in(good, std::ios::binary);
+    bytes.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const std::string corrupt = dir.file("corrupt.tkv");
+  bytes[bytes.size() / 2] ^= 0x10;
+  std::ofstream(corrupt, std::ios::binary) << bytes;
+  expect_error([&] { cache.load(corrupt); }, ErrorCode::io, "corrupt");
+  expect_error([&] { turbokv::inspect_cache_file(corrupt); }, ErrorCode::io, "corrupt");
+  EXPECT_TRUE(snapshot(cache) == before);
+
+  const std::string truncated = dir.file("truncated.tkv");
+  std::ofstream(truncated, std::ios::binary) << bytes.substr(0, bytes.size() - 100);
+  expect_error([&] { cache.load(truncated); }, ErrorCode::io, "truncated");
+  expect_error([&] { cache.load(dir.file("missing.tkv")); }, ErrorCode::io, "missing.tkv");
+  const std::string foreign = dir.file("foreign.txt");
+  std::ofstream(foreign) << "not a cache file at all, just some text";
+  expect_error([&] { cache.load(foreign); }, ErrorCode::io, "not a turbokv cache file");
+  EXPECT_TRUE(snapshot(cache) == before);
+
+  // Another shape: invalid_argument naming the field; no room: capacity.
+  auto wide = cfg;
+  wide.head_dim = 128;
+  turbokv::Cache other(engine(), wide);
+  expect_error([&] { other.load(good); }, ErrorCode::invalid_argument, "head_dim");
+  EXPECT_TRUE(other.sequences().empty());
+  auto small = cfg;
+  small.capacity_tokens = 16;
+  turbokv::Cache tiny(engine(), small);
+  expect_error([&] { tiny.load(good); }, ErrorCode::capacity, "pages");
+  EXPECT_TRUE(tiny.sequences().empty());
+  EXPECT_EQ(tiny.free_tokens(), 16u);
+
+  // Saves that cannot happen write nothing.
+  const std::string target = dir.file("target.tkv");
+  expect_error([&] { cache.save(target, a + 1); }, ErrorCode::not_found, "does not exist");
+  expect_error([&] { cache.save(target, std::vector<turbokv::SequenceId>{a, a}); }, ErrorCode::invalid_argument,
+               "listed twice");
+  EXPECT_FALSE(std::filesystem::exists(target));
+  expect_error([&] { cache.save(dir.file("no/such/dir/x.tkv"), a); }, ErrorCode::io, "no/such/dir");
+  expect_error([] { turbokv::Cache().save_all("x"); }, ErrorCode::invalid_argument, "cache: the handle is empty");
+  EXPECT_TRUE(snapshot(cache) == before);
+  EXPECT_EQ(std::distance(std::filesystem::directory_iterator(dir.path), {}), 4) << "a temporary file was left";
 }

@@ -1,13 +1,18 @@
 // The C API (include/turbokv/turbokv.h): a decode driven from C (tests/test_capi_c.c) against the
 // C++ API and exact attention; every failure kind as its status code with a message naming the
 // problem and the function; no exception across the boundary (bad_alloc and foreign exceptions
-// included); the last error per thread; the record path on the host's own Vulkan objects.
+// included); the last error per thread; the record path on the host's own Vulkan objects; cache
+// files (save, inspect, load with the caller's id array).
 #include "turbokv/turbokv.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
 
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <new>
 #include <random>
 #include <stdexcept>
@@ -296,4 +301,155 @@ TEST(CApi, AdoptedEngineRecordsIntoHostCommandBuffer) {
     tkv_engine_destroy(engine);
   }
   HostVulkan::destroy_expecting_no_messages(host);
+}
+
+// ---- Cache files through the C API
+
+namespace {
+
+std::string temp_path(const std::string& name) {
+  return (std::filesystem::temp_directory_path() / ("tkv-capi-" + std::to_string(::getpid()) + "-" + name)).string();
+}
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Removes the files it names at the end of the test.
+struct Cleanup {
+  std::vector<std::string> paths;
+  ~Cleanup() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove(p, ec);
+  }
+};
+
+// Decode of one query per head for `seq` on layer 0.
+std::vector<float> decode_one(tkv_decoder* decoder, uint32_t seq, const std::vector<float>& q) {
+  std::vector<float> out(q.size(), std::nanf(""));
+  EXPECT_EQ(tkv_decode(decoder, 0, &seq, 1, 1, q.data(), q.size() * 4, TKV_FORMAT_F32, out.data(), out.size() * 4,
+                       TKV_FORMAT_F32, nullptr),
+            TKV_SUCCESS)
+      << last_error();
+  return out;
+}
+
+}  // namespace
+
+// Save, inspect, load: the loaded sequences decode exactly as the saved ones, and saving them
+// again gives the same bytes (the reference rows round-trip bit for bit). Too small an id array,
+// a corrupt file and bad arguments are statuses with messages, and leave the cache as it was.
+TEST(CApi, CacheFiles) {
+  Cleanup files;
+  const std::string path = temp_path("two.tkv"), again = temp_path("again.tkv"), corrupt = temp_path("corrupt.tkv");
+  files.paths = {path, again, corrupt};
+  tkv_engine* engine = nullptr;
+  ASSERT_EQ(tkv_engine_create(nullptr, &engine), TKV_SUCCESS) << last_error();
+  const uint32_t kv_heads = 2, q_heads = 4, dim = 64;
+  auto config = small_config(kv_heads, 256);
+  config.k_type = TKV_KV_TURBO3;
+  config.v_type = TKV_KV_Q8_0;
+  config.max_sequences = 4;
+  tkv_cache *source = nullptr, *target = nullptr;
+  ASSERT_EQ(tkv_cache_create(engine, &config, &source), TKV_SUCCESS) << last_error();
+  // The same page size, so the same decode plan and bit-equal outputs (test_api loads into
+  // another page size).
+  ASSERT_EQ(tkv_cache_create(engine, &config, &target), TKV_SUCCESS) << last_error();
+  tkv_decoder *source_decoder = nullptr, *target_decoder = nullptr;
+  ASSERT_EQ(tkv_decoder_create(source, q_heads, &source_decoder), TKV_SUCCESS);
+  ASSERT_EQ(tkv_decoder_create(target, q_heads, &target_decoder), TKV_SUCCESS);
+
+  std::mt19937 rng(21);
+  uint32_t seqs[2];
+  const uint32_t lengths[2] = {45, 7};
+  for (int i = 0; i < 2; ++i) {
+    ASSERT_EQ(tkv_cache_create_sequence(source, &seqs[i]), TKV_SUCCESS);
+    const auto k = tkv::testing::random_rows(rng, lengths[i], kv_heads, dim, true);
+    const auto v = tkv::testing::random_rows(rng, lengths[i], kv_heads, dim, false);
+    ASSERT_EQ(tkv_cache_append(source, seqs[i], 0, lengths[i], k.data(), TKV_FORMAT_F32, v.data(), TKV_FORMAT_F32),
+              TKV_SUCCESS);
+  }
+  ASSERT_EQ(tkv_cache_save(source, seqs, 2, path.c_str()), TKV_SUCCESS) << last_error();
+
+  tkv_cache_file_info info;
+  ASSERT_EQ(tkv_cache_file_inspect(path.c_str(), &info), TKV_SUCCESS) << last_error();
+  EXPECT_EQ(info.version, 1u);
+  EXPECT_EQ(info.k_type, TKV_KV_TURBO3);
+  EXPECT_EQ(info.v_type, TKV_KV_Q8_0);
+  EXPECT_EQ(info.head_dim, dim);
+  EXPECT_EQ(info.kv_heads, kv_heads);
+  EXPECT_EQ(info.layers, 1u);
+  EXPECT_EQ(info.sequence_count, 2u);
+  EXPECT_EQ(info.tokens, 45u + 7u);
+  EXPECT_EQ(info.file_bytes, std::filesystem::file_size(path));
+
+  // An array of one for a file of two: TKV_ERROR_CAPACITY, *count says how many it needs, and
+  // the cache is untouched (the first free slot is still the first id a load hands out).
+  tkv_cache_memory memory_before, memory;
+  ASSERT_EQ(tkv_cache_get_memory(target, &memory_before), TKV_SUCCESS);
+  uint32_t ids[4] = {99, 99, 99, 99}, count = 77;
+  expect_status(tkv_cache_load(target, path.c_str(), ids, 1, &count), TKV_ERROR_CAPACITY,
+                {"tkv_cache_load", "holds 2 sequences", "room for 1", "nothing was loaded"});
+  EXPECT_EQ(count, 2u);
+  EXPECT_EQ(ids[0], 99u);
+  ASSERT_EQ(tkv_cache_get_memory(target, &memory), TKV_SUCCESS);
+  EXPECT_EQ(memory.free_tokens, memory_before.free_tokens);
+
+  // A corrupt file: TKV_ERROR_IO, nothing loaded.
+  std::string bytes = file_bytes(path);
+  bytes[bytes.size() / 2] ^= 0x01;
+  std::ofstream(corrupt, std::ios::binary) << bytes;
+  count = 77;
+  expect_status(tkv_cache_load(target, corrupt.c_str(), ids, 4, &count), TKV_ERROR_IO, {"tkv_cache_load", "corrupt"});
+  EXPECT_EQ(count, 0u);
+  expect_status(tkv_cache_file_inspect(corrupt.c_str(), &info), TKV_ERROR_IO, {"corrupt"});
+  EXPECT_EQ(info.sequence_count, 0u);
+  ASSERT_EQ(tkv_cache_get_memory(target, &memory), TKV_SUCCESS);
+  EXPECT_EQ(memory.free_tokens, memory_before.free_tokens);
+
+  // Bad arguments.
+  expect_status(tkv_cache_load(target, nullptr, ids, 4, &count), TKV_ERROR_INVALID_ARGUMENT, {"path is NULL"});
+  expect_status(tkv_cache_load(target, path.c_str(), ids, 4, nullptr), TKV_ERROR_INVALID_ARGUMENT, {"count is NULL"});
+  expect_status(tkv_cache_load(target, path.c_str(), nullptr, 4, &count), TKV_ERROR_INVALID_ARGUMENT,
+                {"sequences is NULL"});
+  expect_status(tkv_cache_save(source, nullptr, 2, again.c_str()), TKV_ERROR_INVALID_ARGUMENT, {"sequences is NULL"});
+  const uint32_t unknown = seqs[1] + 1;
+  expect_status(tkv_cache_save(source, &unknown, 1, again.c_str()), TKV_ERROR_NOT_FOUND,
+                {"tkv_cache_save", "does not exist"});
+  EXPECT_FALSE(std::filesystem::exists(again));
+  expect_status(tkv_cache_file_inspect(temp_path("missing.tkv").c_str(), &info), TKV_ERROR_IO, {"missing.tkv"});
+
+  // Exactly the room it needs: loads, in the file's order.
+  ASSERT_EQ(tkv_cache_load(target, path.c_str(), ids, 2, &count), TKV_SUCCESS) << last_error();
+  ASSERT_EQ(count, 2u);
+  for (int i = 0; i < 2; ++i) {
+    uint32_t length = 0;
+    ASSERT_EQ(tkv_cache_length(target, ids[i], 0, &length), TKV_SUCCESS);
+    EXPECT_EQ(length, lengths[i]);
+    const auto q = tkv::testing::random_rows(rng, 1, q_heads, dim, false);
+    EXPECT_EQ(decode_one(target_decoder, ids[i], q), decode_one(source_decoder, seqs[i], q)) << "sequence " << i;
+  }
+  ASSERT_EQ(tkv_cache_save(target, ids, 2, again.c_str()), TKV_SUCCESS) << last_error();
+  EXPECT_TRUE(file_bytes(again) == file_bytes(path)) << "the re-saved file differs";
+  // save_all of the target holds the same two sequences (the only live ones), in slot order.
+  ASSERT_EQ(tkv_cache_save_all(target, again.c_str()), TKV_SUCCESS) << last_error();
+  ASSERT_EQ(tkv_cache_file_inspect(again.c_str(), &info), TKV_SUCCESS);
+  EXPECT_EQ(info.sequence_count, 2u);
+
+  // A second load takes the last two slots (an array as large as the free slots: no inspection
+  // first); a third finds no slot: TKV_ERROR_CAPACITY, nothing loaded.
+  uint32_t more[2];
+  ASSERT_EQ(tkv_cache_load(target, path.c_str(), more, 2, &count), TKV_SUCCESS) << last_error();
+  EXPECT_EQ(count, 2u);
+  count = 77;
+  expect_status(tkv_cache_load(target, path.c_str(), ids, 4, &count), TKV_ERROR_CAPACITY,
+                {"tkv_cache_load", "free sequence slots"});
+  EXPECT_EQ(count, 0u);
+
+  tkv_decoder_destroy(source_decoder);
+  tkv_decoder_destroy(target_decoder);
+  tkv_cache_destroy(source);
+  tkv_cache_destroy(target);
+  tkv_engine_destroy(engine);
 }

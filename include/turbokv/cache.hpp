@@ -37,6 +37,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "turbokv/engine.hpp"
@@ -92,7 +93,37 @@ class Cache {
   uint64_t capacity_tokens() const;  // whole pages
   uint64_t free_tokens() const;      // in pages not held by any sequence
 
-  // TODO(persist): save / load of a cache's sequences once kvcache/persist lands.
+  // ---- Cache files ----
+  // A cache file holds sequences' K and V as the reference bytes of kv-formats.md (what the cache
+  // stores, bit for bit) with each sequence's length per layer, the types and shape, a format
+  // version and XXH3-64 checksums. It does not depend on the device or the page size: a file saved
+  // from one cache loads into any cache with the same k_type, v_type, head_dim, kv_heads and
+  // layers (CacheFileInfo). A loaded sequence decodes exactly as the saved one did in a cache of
+  // the same page size on the same device (the same plan); otherwise to float rounding.
+  // save / save_all / load are host-path calls: they copy through the engine's staging memory,
+  // submit to the engine's queue and wait (see "Threads" in turbokv/engine.hpp); work recorded on
+  // this cache must have completed before them. They hold one chunk of about 1 MiB at a time.
+  //
+  // Writes the sequences `seqs` (in that order, each at most once, with their length on every
+  // layer) to the file `path`. The file is written beside `path` under a temporary name and then
+  // renamed over it, so that a reader never sees half a file and `path` is untouched when the call
+  // fails. Throws Error(not_found) for an unknown sequence and Error(invalid_argument) for one
+  // listed twice (both before anything is written), Error(io) naming the path and the reason when
+  // the file cannot be written. The cache does not change.
+  void save(const std::string& path, SequenceList seqs) const;
+  // The same for every live sequence, in the order of sequences().
+  void save_all(const std::string& path) const;
+  // Adds the file's sequences to this cache as new sequences and returns their ids in the file's
+  // order (element i holds the file's sequence i, with its lengths and rows). The whole file is
+  // checked before anything is created (it is read twice). When the call fails the cache is left
+  // as it was (sequences, lengths, contents, free tokens and slots; a sequence half imported is
+  // removed again), and it throws:
+  //   Error(io)               the file cannot be read, is truncated, corrupt (a checksum differs),
+  //                           not a cache file, or of a newer format version
+  //   Error(invalid_argument) its types, head_dim, kv_heads or layers differ from the cache's
+  //                           (the message names the field and both values)
+  //   Error(capacity)         the cache lacks free sequence slots or pages for it
+  std::vector<SequenceId> load(const std::string& path);
 
  private:
   std::shared_ptr<tkv::KvCache> cache_;
@@ -102,5 +133,10 @@ class Cache {
   friend struct detail::Access;
   friend class Decoder;
 };
+
+// Checks the whole cache file at `path` (magic, version, header, size, both checksums) and returns
+// its header, without an engine or a cache (no Vulkan). Throws Error(io) as Cache::load does. Keeps
+// no state: any thread, any time.
+CacheFileInfo inspect_cache_file(const std::string& path);
 
 }  // namespace turbokv

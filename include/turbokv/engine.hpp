@@ -10,9 +10,10 @@
 // Threads: an engine and everything made from it (its caches and their decoders) are used by one
 // thread at a time; the caller serialises. Different engines may run on different threads at once,
 // on one device or several: the library keeps no per-process state besides the log. The one
-// shared resource is a VkQueue: calls that submit (those taking host memory: Cache::append,
-// Decoder::decode, ...) submit to the engine's queue, so the host must not use that queue from
-// another thread during them, as Vulkan requires (queue access is externally synchronised).
+// shared resource is a VkQueue: calls that submit (those taking host memory or files:
+// Cache::append, Decoder::decode, Cache::save / load, ...) submit to the engine's queue, so the
+// host must not use that queue from another thread during them, as Vulkan requires (queue access
+// is externally synchronised).
 // Recording calls never touch the queue.
 //
 // Several engines per device: each holds its own pipelines and pool; a model's KV heads may be

@@ -17,9 +17,9 @@
  *
  * Threads: an engine and the caches and decoders made from it are used by one thread at a time
  * (the caller serialises); different engines may be used from different threads at once. Calls
- * that take host memory (tkv_cache_append, tkv_decode) submit to the engine's queue and wait: the
- * host must not use that VkQueue from another thread meanwhile. Recording calls never touch the
- * queue. tkv_last_error is per thread.
+ * that take host memory (tkv_cache_append, tkv_decode, tkv_cache_save / _load) submit to the
+ * engine's queue and wait: the host must not use that VkQueue from another thread meanwhile.
+ * Recording calls never touch the queue. tkv_last_error is per thread.
  *
  * Recording into the host's command buffer (tkv_cache_record_append, tkv_decoder_record): a
  * primary command buffer of the engine's device, in the recording state, from a pool of the
@@ -235,7 +235,59 @@ typedef struct tkv_cache_memory {
 
 tkv_status tkv_cache_get_memory(const tkv_cache* cache, tkv_cache_memory* memory);
 
-/* TODO(persist): tkv_cache_save / tkv_cache_load once the cache's save/load lands. */
+/* ---- Cache files ------------------------------------------------------------------------------
+ * A cache file holds sequences' K and V as the reference bytes of kv-formats.md (what the cache
+ * stores, bit for bit) with each sequence's length per layer, the types and shape, a format version
+ * and XXH3-64 checksums; it loads into any cache with the same K / V types, head_dim, kv_heads and
+ * layers, whatever its page size or device. A loaded sequence decodes exactly as the saved one did
+ * in a cache of the same page size on the same device (the same plan); otherwise to float rounding.
+ * Save and load are host-memory calls (they submit to the engine's queue and wait; see "Threads"
+ * above); work recorded on the cache must have completed before them. Paths are NUL-terminated
+ * and used as given (relative ones from the working directory). Files are streamed in chunks of
+ * about 1 MiB. */
+
+/* Writes `count` sequences (in that order, each at most once, with their length on every layer)
+ * to the file `path`: written under a temporary name beside it, then renamed over it, so that a
+ * reader never sees half a file and `path` is untouched on failure. sequences may be NULL when
+ * count is 0 (a file with no sequence). TKV_ERROR_NOT_FOUND for an unknown sequence,
+ * TKV_ERROR_INVALID_ARGUMENT for one listed twice (nothing written), TKV_ERROR_IO naming the path
+ * and the reason when the file cannot be written. The cache does not change. */
+tkv_status tkv_cache_save(const tkv_cache* cache, const uint32_t* sequences, uint32_t count, const char* path);
+/* The same for every live sequence of the cache, in slot order. */
+tkv_status tkv_cache_save_all(const tkv_cache* cache, const char* path);
+
+/* Adds the file's sequences to the cache as new sequences: their ids go to sequences[0..*count),
+ * in the file's order (sequences[i] holds the file's sequence i). `capacity` is the number of
+ * elements the sequences array has (it may be NULL when capacity is 0). The whole file is checked
+ * before anything is created. On failure *count is 0 (except as below) and the cache is left as it
+ * was (sequences, lengths, contents, free tokens and slots):
+ *   TKV_ERROR_CAPACITY          the array holds fewer than the file's sequences: *count is set to
+ *                               the number the file holds (call again with that capacity); or
+ *                               the cache lacks free sequence slots or pages for them
+ *   TKV_ERROR_IO                unreadable, truncated, corrupt (a checksum differs), not a cache
+ *                               file, or of a newer format version
+ *   TKV_ERROR_INVALID_ARGUMENT  the file's types or shape differ from the cache's (named)
+ * When capacity is below the cache's free sequence slots the file is inspected first (one more
+ * read of it); tkv_cache_file_inspect's sequence_count says how large an array a file needs. */
+tkv_status tkv_cache_load(tkv_cache* cache, const char* path, uint32_t* sequences, uint32_t capacity,
+                          uint32_t* count);
+
+/* What a cache file's header says. */
+typedef struct tkv_cache_file_info {
+  uint32_t version;         /* format version (this build writes 1) */
+  tkv_kv_type k_type;
+  tkv_kv_type v_type;
+  uint32_t head_dim;
+  uint32_t kv_heads;
+  uint32_t layers;
+  uint32_t sequence_count;  /* sequences in the file */
+  uint64_t tokens;          /* sum over its sequences of their longest layer's length */
+  uint64_t file_bytes;      /* the whole file */
+} tkv_cache_file_info;
+
+/* Checks the whole file (magic, version, header, size, both checksums) and fills *info, without an
+ * engine or a cache (no Vulkan). TKV_ERROR_IO as tkv_cache_load. Keeps no state: any thread. */
+tkv_status tkv_cache_file_inspect(const char* path, tkv_cache_file_info* info);
 
 /* ---- Decoder ---------------------------------------------------------------------------------- */
 

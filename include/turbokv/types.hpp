@@ -71,6 +71,20 @@ struct CacheConfig {
   uint32_t max_sequences = 64;    // live sequences at once, 1..65536
 };
 
+// What a cache file's header says (Cache::save writes one, inspect_cache_file reads it). A file
+// loads into a cache whose k_type, v_type, head_dim, kv_heads and layers equal these; its page
+// size and capacity may differ.
+struct CacheFileInfo {
+  uint32_t version = 0;                        // format version of the file (this build writes 1)
+  KvType k_type = KvType::f16;
+  KvType v_type = KvType::f16;
+  uint32_t head_dim = 0;
+  uint32_t kv_heads = 0;
+  uint32_t layers = 0;
+  std::vector<std::vector<uint32_t>> lengths;  // [sequence][layer] tokens, in the file's order
+  uint64_t file_bytes = 0;                     // the whole file
+};
+
 // New tokens' K or V rows in host memory for one layer: [n_tokens][kv_heads][head_dim],
 // contiguous; for append_all_layers: [layers][n_tokens][kv_heads][head_dim].
 struct HostRows {

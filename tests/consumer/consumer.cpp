@@ -1,14 +1,16 @@
 // A C++17 program using the installed C++ API: one decode over a turbo4 cache, checked against
 // attention computed here in double precision (turbo4's quantization error bounds the match),
-// and an error reported as turbokv::Error. Exit status 0 when both behave.
+// an error reported as turbokv::Error, and, given a path (argv[1]), a cache file round trip that
+// decodes to the same output. Exit status 0 when all behave.
 #include <turbokv/turbokv.hpp>
 
 #include <cmath>
 #include <cstdio>
+#include <string>
 #include <random>
 #include <vector>
 
-int main() {
+int main(int argc, char** argv) {
   const uint32_t kv_heads = 2, q_heads = 8, dim = 128, tokens = 48;
   try {
     std::mt19937 rng(3);
@@ -63,6 +65,23 @@ int main() {
       return 1;
     } catch (const turbokv::Error& e) {
       if (e.code() != turbokv::ErrorCode::invalid_argument) return 1;
+    }
+
+    if (argc > 1) {  // cache file round trip: save, drop the sequence, load it back, decode again
+      const std::string path = argv[1];
+      cache.save(path, seq);
+      const auto info = turbokv::inspect_cache_file(path);
+      cache.remove_sequence(seq);
+      const auto loaded = cache.load(path);
+      std::vector<float> again(out.size());
+      decoder.decode(0, loaded.at(0), 1, {q.data(), q.size() * 4}, {again.data(), again.size() * 4});
+      std::remove(path.c_str());
+      if (info.lengths.size() != 1 || info.lengths[0][0] != tokens || loaded.size() != 1 || again != out) {
+        std::fprintf(stderr, "consumer_cpp: the cache file round trip changed the sequence\n");
+        return 1;
+      }
+      std::printf("consumer_cpp: cache file of %llu bytes saved and loaded back: the same output\n",
+                  static_cast<unsigned long long>(info.file_bytes));
     }
     return 0;
   } catch (const std::exception& e) {

@@ -19,8 +19,8 @@ generator=()
 command -v ninja >/dev/null && generator=(-G Ninja)
 cmake -S "$here" -B "$work/cmake" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" >/dev/null
 cmake --build "$work/cmake" >/dev/null
-"$work/cmake/consumer_c"
-"$work/cmake/consumer_cpp"
+"$work/cmake/consumer_c" "$work/c.tkv"
+"$work/cmake/consumer_cpp" "$work/cpp.tkv"
 
 echo "== pkg-config turbokv"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
@@ -30,6 +30,6 @@ cc -std=c99 -Wall -Wextra -Wpedantic -Werror "$here/consumer.c" $(pkg-config --c
   -Wl,-rpath,"$libdir" -o "$work/pc_consumer_c"
 c++ -std=c++17 -Wall -Wextra -Wpedantic -Werror "$here/consumer.cpp" $(pkg-config --cflags --libs turbokv) \
   -Wl,-rpath,"$libdir" -o "$work/pc_consumer_cpp"
-"$work/pc_consumer_c"
-"$work/pc_consumer_cpp"
+"$work/pc_consumer_c" "$work/pc_c.tkv"
+"$work/pc_consumer_cpp" "$work/pc_cpp.tkv"
 echo "== consumers passed"
