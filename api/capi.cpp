@@ -23,6 +23,17 @@ struct tkv_decoder {
 
 namespace {
 
+// A C enum from the caller as its integer: C code may store any int in one, and reading an
+// out-of-range value through the C++ enum type is undefined behaviour (UBSan reports it), so the
+// bytes are copied; the C++ layer then rejects unknown values with a clear error.
+template <class E>
+uint32_t raw_enum(const E& e) {
+  static_assert(sizeof(E) == sizeof(uint32_t), "C enums are int-sized");
+  uint32_t v;
+  std::memcpy(&v, &e, sizeof v);
+  return v;
+}
+
 using turbokv::detail::guarded;
 
 template <class T>
@@ -59,13 +70,13 @@ turbokv::DecodeOptions decode_options(const tkv_decode_options* o) {
   r.softcap = o->softcap;
   r.window = o->window;
   r.splits = o->splits;
-  r.variant = turbokv::Variant(uint32_t(o->variant));
+  r.variant = turbokv::Variant(raw_enum(o->variant));
   return r;
 }
 
 turbokv::DeviceSpan span(const tkv_device_span* s, const char* what) {
   const auto& v = need(s, what);
-  return {v.buffer, v.offset, v.bytes, turbokv::Format(uint32_t(v.format))};
+  return {v.buffer, v.offset, v.bytes, turbokv::Format(raw_enum(v.format))};
 }
 
 turbokv::SequenceList sequence_list(const uint32_t* sequences, uint32_t batch) {
@@ -181,8 +192,8 @@ tkv_status tkv_cache_create(tkv_engine* engine, const tkv_cache_config* config, 
     cfg.layers = c.layers;
     cfg.kv_heads = c.kv_heads;
     cfg.head_dim = c.head_dim;
-    cfg.k_type = turbokv::KvType(uint32_t(c.k_type));
-    cfg.v_type = turbokv::KvType(uint32_t(c.v_type));
+    cfg.k_type = turbokv::KvType(raw_enum(c.k_type));
+    cfg.v_type = turbokv::KvType(raw_enum(c.v_type));
     cfg.page_size = c.page_size;
     cfg.capacity_tokens = c.capacity_tokens;
     cfg.max_sequences = c.max_sequences;
@@ -219,7 +230,7 @@ tkv_status tkv_cache_append(tkv_cache* cache, uint32_t sequence, uint32_t layer,
                             tkv_format k_format, const void* v, tkv_format v_format) {
   return guarded("tkv_cache_append", [&] {
     auto& c = need(cache, "cache").cache;
-    const turbokv::HostRows kr{k, turbokv::Format(uint32_t(k_format))}, vr{v, turbokv::Format(uint32_t(v_format))};
+    const turbokv::HostRows kr{k, turbokv::Format(raw_enum(k_format))}, vr{v, turbokv::Format(raw_enum(v_format))};
     if (layer == TKV_ALL_LAYERS)
       c.append_all_layers(sequence, n_tokens, kr, vr);
     else
@@ -332,8 +343,8 @@ tkv_status tkv_decode(tkv_decoder* decoder, uint32_t layer, const uint32_t* sequ
                       tkv_format out_format, const tkv_decode_options* options) {
   return guarded("tkv_decode", [&] {
     need(decoder, "decoder").decoder.decode(layer, sequence_list(sequences, batch), m,
-                                            {q, q_bytes, turbokv::Format(uint32_t(q_format))},
-                                            {out, out_bytes, turbokv::Format(uint32_t(out_format))},
+                                            {q, q_bytes, turbokv::Format(raw_enum(q_format))},
+                                            {out, out_bytes, turbokv::Format(raw_enum(out_format))},
                                             decode_options(options));
   });
 }

@@ -36,5 +36,8 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export TKV_VALIDATION=0
 # A pipeline cache of its own: the asan build must not share compiled pipelines with build/.
 export TKV_CACHE_DIR="${TKV_CACHE_DIR:-$root/build-asan/pipeline-cache}"
-if [ "$#" -eq 0 ]; then set -- -L quick; fi
+# api_install_consumer is left out: it checks packaging (install, find_package, pkg-config) by
+# running compilers and CMake, which would run under the preloaded ASan runtime and report the
+# compilers' own leaks; the test command runs it.
+if [ "$#" -eq 0 ]; then set -- -L quick -E '^api_install_consumer$'; fi
 LD_PRELOAD="$preload" ctest --test-dir build-asan --output-on-failure -j "$(nproc)" "$@"
