@@ -60,7 +60,7 @@ class Attention {
   Attention(example::HostVulkan& host, const Dims& d, uint32_t batch, uint32_t max_tokens, turbokv::KvType k_type,
             turbokv::KvType v_type)
       : host_(host), batch_(batch) {
-    engine_ = turbokv::Engine::adopt(host.device());  // the program's device and queue
+    engine_ = turbokv::Engine::adopt(host.device_handles());  // the program's device and queue
     turbokv::CacheConfig config;
     config.layers = d.layers;
     config.kv_heads = d.kv_heads;
@@ -101,7 +101,8 @@ class Attention {
       cache_.record_append(cmd, seqs_[b], layer, 1, {kv_.buffer, b * kv_row_bytes_, kv_row_bytes_},
                            {kv_.buffer, v_at_ + b * kv_row_bytes_, kv_row_bytes_});
     decoder_.record(cmd, layer, seqs_, 1, {q_.buffer, 0, q_bytes_}, {out_.buffer, 0, q_bytes_});
-    host_.submit_and_wait();  // with the program's barrier: compute-shader writes -> host reads
+    example::HostVulkan::host_read_barrier(cmd);  // the program's barrier: shader writes -> host reads
+    host_.submit_and_wait(cmd);
     out.resize(q.size());
     std::memcpy(out.data(), out_.mapped, q_bytes_);
   }
@@ -308,7 +309,7 @@ int main(int argc, char** argv) {
     example::HostVulkan host;
     bool ok = decode_loop(host, o);
     host.destroy();  // after turbokv's objects; the layer reports anything left on the device
-    if (const uint64_t n = host.validation_messages(); n > 0) {
+    if (const uint64_t n = host.messages(); n > 0) {
       std::fprintf(stderr, "%llu Vulkan validation messages\n", static_cast<unsigned long long>(n));
       ok = false;
     }
