@@ -35,10 +35,10 @@
 #include "host_vulkan.hpp"
 
 // For the check of the first steps only: the library's float64 CPU reference
-// (attention/reference.hpp) and the internal cache behind the public handle (api/access.hpp) are
+// (attention/reference.hpp) and the internal cache behind the public handle (attention/api/access.hpp) are
 // internals of this source tree, not part of the installed API. An application outside the tree
 // includes only <turbokv/turbokv.hpp>.
-#include "api/access.hpp"
+#include "attention/api/access.hpp"
 #include "attention/reference.hpp"
 
 namespace {

@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "api/access.hpp"
+#include "attention/api/access.hpp"
 #include "attention/reference.hpp"
 #include "decode_fixture.hpp"
 #include "turbokv/turbokv.hpp"

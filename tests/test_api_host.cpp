@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/access.hpp"
+#include "attention/api/access.hpp"
 #include "attention/reference.hpp"
 #include "decode_fixture.hpp"
 #include "kvcache/fp16.hpp"

@@ -20,7 +20,7 @@
 #include <thread>
 #include <vector>
 
-#include "api/capi_status.hpp"
+#include "attention/api/capi_status.hpp"
 #include "attention/reference.hpp"
 #include "decode_fixture.hpp"
 #include "kvcache/error.hpp"

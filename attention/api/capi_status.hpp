@@ -1,5 +1,5 @@
 // The C API's boundary: runs a call, turning every exception into a tkv_status and the calling
-// thread's last error message. Used by every function of api/capi.cpp (and tested directly).
+// thread's last error message. Used by every function of attention/api/capi.cpp (and tested directly).
 #pragma once
 
 #include <string>

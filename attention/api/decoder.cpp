@@ -4,7 +4,7 @@
 #include <span>
 #include <string>
 
-#include "api/convert.hpp"
+#include "attention/api/convert.hpp"
 #include "attention/decoder.hpp"
 #include "attention/plan.hpp"
 #include "kvcache/error.hpp"

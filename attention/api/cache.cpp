@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "api/convert.hpp"
+#include "attention/api/convert.hpp"
 #include "kvcache/error.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/vk/command.hpp"

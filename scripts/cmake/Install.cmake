@@ -25,7 +25,7 @@ if(TKV_SHARED)
 else()
   set(TKV_CONFIG_STATIC ON)
 endif()
-configure_package_config_file(cmake/turbokvConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/turbokvConfig.cmake
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/turbokvConfig.cmake.in ${CMAKE_CURRENT_BINARY_DIR}/turbokvConfig.cmake
   INSTALL_DESTINATION ${TKV_INSTALL_CMAKEDIR})
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/turbokvConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
@@ -39,5 +39,5 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}" OR IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDE
 endif()
 file(RELATIVE_PATH TKV_PC_TO_PREFIX "/prefix/${TKV_PC_DIR}" "/prefix")
 string(REGEX REPLACE "/$" "" TKV_PC_TO_PREFIX "${TKV_PC_TO_PREFIX}")
-configure_file(cmake/turbokv.pc.in ${CMAKE_CURRENT_BINARY_DIR}/turbokv.pc @ONLY)
+configure_file(${CMAKE_CURRENT_LIST_DIR}/turbokv.pc.in ${CMAKE_CURRENT_BINARY_DIR}/turbokv.pc @ONLY)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/turbokv.pc DESTINATION ${TKV_PC_DIR})

@@ -1,4 +1,4 @@
-#include "api/capi_status.hpp"
+#include "attention/api/capi_status.hpp"
 
 #include <exception>
 #include <new>

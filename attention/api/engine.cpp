@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "api/convert.hpp"
+#include "attention/api/convert.hpp"
 #include "attention/variants.hpp"
 #include "kvcache/error.hpp"
 #include "kvcache/types.hpp"
@@ -12,7 +12,7 @@
 #include "kvcache/vk/requirements.hpp"
 
 #ifndef TKV_VERSION
-#error "TKV_VERSION must be defined by the build (api/CMakeLists.txt)"
+#error "TKV_VERSION must be defined by the build (attention/api/CMakeLists.txt)"
 #endif
 
 namespace turbokv {

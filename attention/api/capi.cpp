@@ -7,7 +7,7 @@
 #include <new>
 #include <string>
 
-#include "api/capi_status.hpp"
+#include "attention/api/capi_status.hpp"
 #include "kvcache/error.hpp"
 #include "turbokv/turbokv.hpp"
 
