@@ -113,6 +113,23 @@ TEST(DecodeExactness, SplitInvariance) {
   }
 }
 
+TEST(DecodeExactness, SmallPagesWithNarrowTeams) {
+  // 16-token pages with head dim 64 and GQA 2: a step of the default workgroup (32 teams of 4
+  // lanes) would straddle pages, so the plan shrinks the workgroup; the output stays exact.
+  for (KvType t : {KvType::turbo3, KvType::f16}) {
+    DecodeCase c;
+    c.k_type = c.v_type = t;
+    c.head_dim = 64;
+    c.ratio = 2;
+    c.lengths = {200, 45};
+    auto f = fill_cache(c, 1, 16);
+    const auto q = random_queries(c);
+    const auto out = run_decode(f, c, q, c.options);
+    const auto ref = reference_decode(*f.cache, 0, f.seqs, c.m, c.kv_heads * c.ratio, q, c.options);
+    EXPECT_LE(max_head_error(out, ref, c.head_dim), kExactBound) << type_name(t);
+  }
+}
+
 TEST(DecodeExactness, F16QueriesAndOutputs) {
   DecodeCase c;
   c.lengths = {200};
