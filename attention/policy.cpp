@@ -23,31 +23,27 @@ using nlohmann::json;
 
 // ======================= Built-in defaults: the table to edit =======================
 // One row per vendor or class, matched top to bottom (the CPU row first: a CPU driver's vendor
-// id says little about its hardware). Below `threshold` tokens of context the `below` variant
-// runs, from it on the `above` variant; kNever: one variant at every depth.
+// id says little about its hardware), each naming the variant for every depth (a depth-dependent
+// choice belongs in a policy file's rules, which `turboprof tune` writes).
 // Only the NVIDIA row is measured (one H200, 2026-11-22); the others are guesses until `turboprof
-// tune` has measured the crossovers on such a device: replace them and say where they come from.
-constexpr uint32_t kNever = UINT32_MAX;
-
+// tune` has measured such a device: replace them and say where they come from.
 struct DefaultRow {
   const char* label;
   bool cpu;        // matches CPU drivers (device class cpu, or Mesa's lavapipe) whatever the vendor
   Vendor vendor;   // else matches this vendor; Vendor::other: any device (the last row)
-  uint32_t threshold;
-  Variant below;
-  Variant above;
+  Variant variant;
 };
 
 constexpr DefaultRow kDefaultTable[] = {
-    {"CPU driver", true, Vendor::other, kNever, Variant::mag4, Variant::mag4},
+    {"CPU driver", true, Vendor::other, Variant::mag4},
     // Measured on an H200 with the streaming kernel (bench/results/2026-11-22-h200-tuning-log.md,
     // section 9): the codebook in shared memory is fastest for every turbo type at 32K and 128K
     // (turbo3 128K: smem 281 us, alu 319, mag4 346, lut8 542).
-    {"NVIDIA", false, Vendor::nvidia, kNever, Variant::smem, Variant::smem},
-    {"AMD", false, Vendor::amd, kNever, Variant::alu, Variant::alu},
-    {"Intel", false, Vendor::intel, kNever, Variant::alu, Variant::alu},
-    {"Apple (MoltenVK)", false, Vendor::apple, kNever, Variant::alu, Variant::alu},
-    {"other", false, Vendor::other, kNever, Variant::mag4, Variant::mag4},
+    {"NVIDIA", false, Vendor::nvidia, Variant::smem},
+    {"AMD", false, Vendor::amd, Variant::alu},
+    {"Intel", false, Vendor::intel, Variant::alu},
+    {"Apple (MoltenVK)", false, Vendor::apple, Variant::alu},
+    {"other", false, Vendor::other, Variant::mag4},
 };
 // =====================================================================================
 
@@ -266,12 +262,7 @@ DispatchPolicy DispatchPolicy::defaults(const DeviceCaps& caps) {
   DispatchPolicy p;
   p.source_ = std::string("defaults: ") + row.label;
   p.fallback_source_ = p.source_;
-  if (row.threshold == kNever || row.threshold == 0) {
-    p.rules_.push_back({.variant = row.below, .note = "built-in placeholder"});
-  } else {
-    p.rules_.push_back({.max_context = row.threshold, .variant = row.below, .note = "built-in placeholder"});
-    p.rules_.push_back({.min_context = row.threshold, .variant = row.above, .note = "built-in placeholder"});
-  }
+  p.rules_.push_back({.variant = row.variant, .note = "built-in placeholder"});
   p.fallback_ = p.rules_;  // still the defaults after set_rules
   return p;
 }

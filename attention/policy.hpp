@@ -6,7 +6,7 @@
 // (TKV_VARIANT=mag4, TKV_SPLITS, TKV_DPL, TKV_UNROLL); a policy file written by
 // `turboprof tune` for this device (vendor, device id and driver version must match); the
 // built-in defaults per vendor and class (NVIDIA, AMD, Intel, Apple through MoltenVK, CPU
-// drivers), which carry context-depth thresholds. The table of defaults is at the top of
+// drivers), one variant per row. The table of defaults is at the top of
 // attention/policy.cpp.
 //
 // Policy file (JSON):

@@ -198,16 +198,9 @@ int run_profile(const CommonOptions& o) {
                           {"mode", uint32_t(mode)},
                           {"meaningful", mode == ProfileMode::full},
                           {"ctx", depth},
-                          {"us_median", t.median_us},
-                          {"us_min", t.min_us},
-                          {"us_max", t.max_us},
-                          {"kv_bytes", bytes},
-                          {"gb_per_s", gbs},
-                          {"pct_read_bw", 100.0 * gbs / peak_gbs},
                           {"pct_of_mode1", mode1_us > 0 ? json(of_mode1) : json(nullptr)},
-                          {"read_floor_us", floor.median_us},
-                          {"x_floor", t.median_us / floor.median_us},
                           {"plan", plan.describe()}});
+          rows.back().update(timing_json(t, bytes, peak_gbs, floor));
         }
       }
     }
@@ -218,20 +211,10 @@ int run_profile(const CommonOptions& o) {
               {"read_bandwidth_gb_per_s", peak_gbs},
               {"read_bandwidth_bytes", big},
               {"rows", rows}});
-  std::ostringstream csv;
-  table.write_csv(csv);
-  files.add("profile.csv", csv.str());
-  files.add("profile.json", doc.dump(2) + "\n");
-  files.commit();
-  if (o.json) {
-    std::cout << doc.dump(2) << "\n";
-  } else {
-    std::cout << run_header(caps, shape, o) << "\n"
-              << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
-    table.print(std::cout);
+  files.finish("profile", table, doc, o.json, measure_header(caps, shape, o, peak_gbs, big), [&] {
     std::cout << "\nGB/s over the stored (compressed) K/V bytes; x floor = time / streaming read of the same bytes;\n"
                  "% of mode 1 = mode 1's time / this time. Modes 1-4 give wrong outputs on purpose: for profiling only.\n";
-  }
+  });
   return 0;
 }
 

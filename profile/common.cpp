@@ -201,4 +201,24 @@ std::shared_ptr<vk::Context> open_device(const CommonOptions& o) {
   return vk::Context::create(co);
 }
 
+std::string measure_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o, double peak_gbs,
+                           uint64_t read_bytes) {
+  std::ostringstream s;
+  s << run_header(caps, shape, o) << "\n"
+    << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(read_bytes) << ")\n\n";
+  return s.str();
+}
+
+nlohmann::json timing_json(const Timing& t, uint64_t kv_bytes, double peak_gbs, const Timing& floor) {
+  const double gbs = double(kv_bytes) / (t.median_us * 1e3);
+  return {{"us_median", t.median_us},
+          {"us_min", t.min_us},
+          {"us_max", t.max_us},
+          {"kv_bytes", kv_bytes},
+          {"gb_per_s", gbs},
+          {"pct_read_bw", 100.0 * gbs / peak_gbs},
+          {"read_floor_us", floor.median_us},
+          {"x_floor", t.median_us / floor.median_us}};
+}
+
 }  // namespace tkv::prof

@@ -5,14 +5,18 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
+#include <functional>
+#include <iostream>
 #include <map>
 #include <memory>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "kvcache/vk/caps.hpp"
 #include "kvcache/vk/context.hpp"
 #include "profile/commands.hpp"
+#include "profile/measure.hpp"
 
 namespace tkv::prof {
 
@@ -44,6 +48,9 @@ nlohmann::json caps_json(const DeviceCaps& c);
 // The lines every subcommand's text output opens with: "device: ...\nworkload: ..., batch B, m M"
 // (no trailing newline; callers append what is theirs).
 std::string run_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o);
+// run_header, then the measured read bandwidth and a blank line: what precedes a measurement table.
+std::string measure_header(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o, double peak_gbs,
+                           uint64_t read_bytes);
 // The JSON document every subcommand starts from: device, workload, batch and m.
 nlohmann::json run_json(const DeviceCaps& caps, const Shape& shape, const CommonOptions& o);
 // The Vulkan device named by --device (or the best one).
@@ -51,6 +58,11 @@ std::shared_ptr<vk::Context> open_device(const CommonOptions& o);
 // "[3/10] turbo3 at 8K": a measurement point, for progress lines.
 std::string point_label(size_t point, size_t points, const TypePair& pair, uint32_t depth);
 std::string mib(uint64_t bytes);
+
+// The fields every measured point's JSON row carries: its times, the bytes it reads, GB/s over
+// them, % of the read bandwidth and its multiple of the read floor (a streaming read of the same
+// bytes).
+nlohmann::json timing_json(const Timing& t, uint64_t kv_bytes, double peak_gbs, const Timing& floor);
 
 // Files for --out, kept in memory until commit(): a failed run leaves no file behind, and a
 // completed one replaces each file whole (written to NAME.tmp, then renamed).
@@ -60,6 +72,24 @@ class OutputFiles {
   explicit OutputFiles(std::string dir);
   void add(const std::string& name, std::string content) { files_[name] = std::move(content); }
   void commit() const;
+  // Adds STEM.csv and STEM.json, commits, and prints the JSON document (--json), or `header`,
+  // the table and `footer`.
+  template <class Table>
+  void finish(const std::string& stem, const Table& table, const nlohmann::json& doc, bool json_out,
+              const std::string& header, const std::function<void()>& footer) {
+    std::ostringstream csv;
+    table.write_csv(csv);
+    add(stem + ".csv", csv.str());
+    add(stem + ".json", doc.dump(2) + "\n");
+    commit();
+    if (json_out) {
+      std::cout << doc.dump(2) << "\n";
+      return;
+    }
+    std::cout << header;
+    table.print(std::cout);
+    footer();
+  }
 
  private:
   std::string dir_;

@@ -99,19 +99,12 @@ int run_sweep(const CommonOptions& o) {
                           {"variant_requested", variant_name(variant)},
                           {"mode", uint32_t(mode)},
                           {"ctx", depth},
-                          {"us_median", t.median_us},
-                          {"us_min", t.min_us},
-                          {"us_max", t.max_us},
-                          {"kv_bytes", bytes},
-                          {"gb_per_s", gbs},
-                          {"pct_read_bw", 100.0 * gbs / peak_gbs},
-                          {"read_floor_us", floor.median_us},
-                          {"x_floor", t.median_us / floor.median_us},
                           {"step_layers", shape.layers},
                           {"step_us", step.median_us > 0 ? json(step.median_us) : json(nullptr)},
                           {"tokens_per_s", tok_s > 0 ? json(tok_s) : json(nullptr)},
                           {"splits", plan.splits},
                           {"plan", plan.describe()}});
+          rows.back().update(timing_json(t, bytes, peak_gbs, floor));
           auto [it, fresh] = series_index.emplace(label, series.size());
           if (fresh) series.push_back({label, {}, {}, {}, {}, {}});
           PlotSeries& s = series[it->second];
@@ -133,24 +126,14 @@ int run_sweep(const CommonOptions& o) {
   const std::string title = "turboprof sweep: " + shape.name + " (" + std::to_string(shape.q_heads) + "q/" +
                             std::to_string(shape.kv_heads) + "kv x " + std::to_string(shape.head_dim) + "), batch " +
                             std::to_string(o.batch) + ", m " + std::to_string(o.m) + " on " + caps.name;
-  std::ostringstream csv;
-  table.write_csv(csv);
-  files.add("sweep.csv", csv.str());
-  files.add("sweep.json", doc.dump(2) + "\n");
   files.add("sweep.svg", sweep_svg(title, series, peak_gbs));
-  files.commit();
-  if (o.json) {
-    std::cout << doc.dump(2) << "\n";
-  } else {
-    std::cout << run_header(caps, shape, o) << "\n"
-              << "read bandwidth: " << fixed(peak_gbs, 1) << " GB/s (streaming read of " << mib(big) << ")\n\n";
-    table.print(std::cout);
+  files.finish("sweep", table, doc, o.json, measure_header(caps, shape, o, peak_gbs, big), [&] {
     std::cout << "\nGB/s over the stored (compressed) K/V bytes of one call (one layer); floor = streaming read of\n"
                  "the same bytes; step = "
               << shape.layers
               << " calls (one per layer) recorded in one command buffer; tok/s = batch / step time.\n";
     if (!o.out_dir.empty()) std::cout << "files: sweep.csv, sweep.json, sweep.svg in " << o.out_dir << "\n";
-  }
+  });
   return 0;
 }
 
