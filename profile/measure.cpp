@@ -17,9 +17,6 @@ namespace {
 
 constexpr uint64_t kRotateBytes = 256ull << 20;  // well past H100/H200 L2 (50-60 MB)
 
-// Runs `record` untimed until the GPU has been busy for a while: pipelines are built, caches and
-// clocks are up (a GPU idling between points drops its clocks; the first submission alone is
-// not enough, as two identical runs 3x apart showed on an H200).
 // Runs the recording back to back until the GPU's clocks have come up: an idle H200 drops its SM
 // clock to 345 MHz and takes a few hundred milliseconds of load to return to 1980 MHz, so a short
 // warm-up measured the ramp (2-5x slow points, bench/results/2026-11-22-h200-tuning-log.md).
@@ -36,11 +33,15 @@ void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record)
   const auto max_time = std::chrono::milliseconds(heated ? 3000 : 5000);
   heated = true;
   std::vector<double> runs;
+  // The first run builds the pipelines (seconds with a cold pipeline cache, while the GPU idles
+  // and its clock drops): the load time counts from its end.
+  auto loaded = start;
   for (int i = 0; i < 10000; ++i) {
     const auto t0 = clock::now();
     ctx.run(record);
     runs.push_back(std::chrono::duration<double>(clock::now() - t0).count());
-    const auto elapsed = clock::now() - start;
+    if (i == 0) loaded = clock::now();
+    const auto elapsed = clock::now() - loaded;
     if (i < 1 || elapsed < min_time) continue;
     if (cpu || elapsed >= max_time) break;
     const size_t n = runs.size();
