@@ -51,11 +51,11 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   const uint32_t tsize = qlut ? p.rows * k_dim * codebook_size(s.k_type) : 1;
   // Per team: the step's scores, unroll x rows padded to a power of two, at least 4.
   const uint32_t scores = p.workgroup / p.team * std::max<uint32_t>(4, p.unroll * pow2_ceil(p.rows));
-  // smem: a table of value pairs per turbo2 / turbo3 side, in 4 copies (vec2 entries); turbo4's
+  // smem: a table of value pairs per turbo2 / turbo3 side (vec2 entries); turbo4's
   // 16-entry codebooks (32 floats) are declared always.
   auto pairs = [&](KvType t) -> uint32_t {
     if (p.variant != Variant::smem || (t != KvType::turbo2 && t != KvType::turbo3)) return 1;
-    return 4 * (t == KvType::turbo3 ? 64 : 16);
+    return t == KvType::turbo3 ? 64 : 16;
   };
   return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + scores + kMaxSplitPages + 32) +
          8 * (pairs(s.k_type) + pairs(s.v_type));

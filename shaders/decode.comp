@@ -129,9 +129,9 @@ shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, th
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
 // smem: a table of value pairs per side, indexed by two elements' bits at once (turbo2 4 bits,
-// turbo3 4 index bits + 2 sign bits), in PAIR_COPIES interleaved copies (a lane
-// reads copy lane % PAIR_COPIES) so that lanes reading different entries rarely share a bank.
-const uint PAIR_COPIES = 4;
+// turbo3 4 index bits + 2 sign bits), one copy. Interleaved copies against bank conflicts did not
+// pay (H100, turbo3 128K: 1 copy 214 us, 4 copies 219, 16 copies 331, probably one workgroup per
+// SM fewer with 16 KB of tables): bank conflicts of these reads do not bound the loop.
 // turbo4's 256-entry pair table was slower than one lookup per element (H200: 287 against 214 us
 // at 128K): turbo4 reads its 16-entry codebook per element instead.
 // (Conditions in function bodies name these constants: glslang turned `VAR == SMEM && (TYPE == a
@@ -139,11 +139,10 @@ const uint PAIR_COPIES = 4;
 const uint K_PAIRS = VARIANT == VARIANT_SMEM ? (K_TYPE == TYPE_TURBO3 ? 64 : K_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
 const uint V_PAIRS = VARIANT == VARIANT_SMEM ? (V_TYPE == TYPE_TURBO3 ? 64 : V_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
 const bool K_PAIRED = K_PAIRS > 1, V_PAIRED = V_PAIRS > 1;
-shared vec2 kpair[K_PAIRS * PAIR_COPIES];
-shared vec2 vpair[V_PAIRS * PAIR_COPIES];
+shared vec2 kpair[K_PAIRS];
+shared vec2 vpair[V_PAIRS];
 shared float kcb[16];  // smem, turbo4: the codebook
 shared float vcb[16];
-uint pair_copy;  // this lane's copy
 // The centroids of pair-table entry e of a turbo type.
 vec2 pair_entry(uint type, uint e) {
   if (type == TYPE_TURBO4) return vec2(turbo_centroid(type, VARIANT_LUT8, e & 15u), turbo_centroid(type, VARIANT_LUT8, e >> 4));
@@ -231,7 +230,7 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
         const uint bit = k * LBITS, word = w[min(bit >> 5, NW - 1u)] >> (bit & 31u);                          \
         uint e = word & (TYPE == TYPE_TURBO4 ? 255u : 15u);                                                   \
         if (TYPE == TYPE_TURBO3) e |= ((sgn >> k) & 3u) << 4;                                                 \
-        const vec2 x = PAIRS[e * PAIR_COPIES + pair_copy];                                                    \
+        const vec2 x = PAIRS[e];                                                                              \
         v[k / 4][k % 4] = x.x;                                                                                \
         v[k / 4][k % 4 + 1] = x.y;                                                                            \
       }                                                                                                      \
@@ -374,12 +373,11 @@ void main() {
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
-  pair_copy = lane % PAIR_COPIES;
   if (VARIANT == VARIANT_SMEM) {
     if (K_PAIRED)
-      for (uint i = tid; i < K_PAIRS * PAIR_COPIES; i += WG) kpair[i] = pair_entry(K_TYPE, i / PAIR_COPIES);
+      for (uint i = tid; i < K_PAIRS; i += WG) kpair[i] = pair_entry(K_TYPE, i);
     if (V_PAIRED)
-      for (uint i = tid; i < V_PAIRS * PAIR_COPIES; i += WG) vpair[i] = pair_entry(V_TYPE, i / PAIR_COPIES);
+      for (uint i = tid; i < V_PAIRS; i += WG) vpair[i] = pair_entry(V_TYPE, i);
     if (tid < 16u) {
       kcb[tid] = K_TYPE == TYPE_TURBO4 ? turbo_centroid(K_TYPE, VARIANT_LUT8, tid) : 0.0;
       vcb[tid] = V_TYPE == TYPE_TURBO4 ? turbo_centroid(V_TYPE, VARIANT_LUT8, tid) : 0.0;
