@@ -6,6 +6,7 @@
 #   tests     the decode/cache/runtime suites, plus exactness at 32K and 128K
 #   profile   turboprof profile, llama8b, every type, mode 0, 1K..128K
 #   variants  turboprof profile, llama8b, every type x variant x mode 0-4, 8K, 32K, 128K
+#   splits    short contexts: µs per call at the plan's split count and at forced counts
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
@@ -73,6 +74,11 @@ for step in "$@"; do
       done > "$OUT/rounds/table.txt"
       kill $smi
       sort -k2,2 -k5,5 -k4,4n "$OUT/rounds/table.txt" | awk '{print $1, $2, $3, $4, $5, $6}' | head -80 ;;
+    splits)  # short contexts: the plan's split count (0) against forced counts, f16 and turbo3
+      for s in 0 1 2 4 8 16 32; do
+        TKV_SPLITS=$s $B/profile/turboprof profile --workload llama8b --types f16,turbo3 --ctx 1k,2k,4k,8k \
+          --modes 0 --repeat 20 2>&1 | grep -E "^(f16|turbo3)" | awk -v s=$s '{print "splits" s, $1, $4, $5}'
+      done | tee "$OUT/splits.txt" ;;
     targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
       TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
     *) echo "unknown step $step" ;;
