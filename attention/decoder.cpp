@@ -137,6 +137,7 @@ DecodeShape Decoder::shape(uint32_t layer, std::span<const SequenceId> seqs, uin
                                             std::to_string(seq) + " has only " + std::to_string(len) +
                                             " tokens on layer " + std::to_string(layer));
     s.max_context = std::max(s.max_context, len);
+    s.lengths.push_back(len);
   }
   return s;
 }

@@ -138,12 +138,24 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.chunk = ceil_div(ctx, step) * step;
   } else {
     const uint32_t target = target_workgroups(caps);
-    // At most one wave: a few workgroups beyond what the units hold at once run as a second wave
-    // (H200 at 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512).
-    splits = std::max<uint32_t>(1, target / base);
-    splits = std::min(splits, ceil_div(ctx, 2 * step));  // each split streams at least two steps
-    // Whole steps per split, rounding up so that the split count never rises above that.
-    p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
+    // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
+    // wave: a few workgroups beyond what the units hold at once run as a second wave (H200 at
+    // 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A ragged
+    // batch's short sequences need fewer splits, which leaves room for shorter splits overall.
+    const uint64_t per_seq = base / s.batch;  // KV heads x row chunks
+    auto workgroups = [&](uint32_t chunk) {
+      uint64_t n = 0;
+      if (s.lengths.empty()) n = uint64_t(s.batch) * ceil_div(ctx, chunk);
+      for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
+      return n * per_seq;
+    };
+    uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
+    while (lo < hi) {
+      const uint32_t mid = lo + (hi - lo) / 2;
+      if (workgroups(mid * step) <= target) hi = mid;
+      else lo = mid + 1;
+    }
+    p.chunk = lo * step;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
   }

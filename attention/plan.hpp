@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "attention/variants.hpp"
 #include "kvcache/types.hpp"
@@ -22,6 +23,9 @@ struct DecodeShape {
   uint32_t m = 1;              // queries per sequence
   uint32_t max_context = 1;    // longest sequence of the batch, in tokens
   uint32_t page_size = 16;     // the cache's tokens per page (a step never straddles a page)
+  // Each sequence's length (a ragged batch); empty: every sequence max_context long. The split
+  // planner fills the GPU from the workgroups that hold tokens, so short sequences count less.
+  std::vector<uint32_t> lengths;
 };
 
 // What the caller asks for beyond the shape; zero / automatic: the plan's choice.

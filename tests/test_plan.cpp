@@ -65,6 +65,28 @@ TEST(Plan, LargeBatchesNeedFewerSplits) {
   EXPECT_LT(many.splits, one.splits);
 }
 
+TEST(Plan, RaggedBatchesFillTheGpuFromTheWorkgroupsThatHoldTokens) {
+  // 16 sequences from 8K down to 4K: planned as if all were 8K long, the short ones would hold
+  // tokens in fewer splits and leave SMs idle; the planner counts each sequence's own splits.
+  DecodeShape full = llama8b(8192, 16), ragged = full;
+  for (uint32_t b = 0; b < 16; ++b) ragged.lengths.push_back(8192 - 4096 * b / 15);
+  const auto pf = plan_decode(h100(), full), pr = plan_decode(h100(), ragged);
+  auto live = [&](uint32_t chunk) {  // workgroups that hold tokens
+    uint64_t n = 0;
+    for (uint32_t len : ragged.lengths) n += (len + chunk - 1) / chunk;
+    return n * ragged.kv_heads * pr.row_chunks;
+  };
+  EXPECT_LT(pr.chunk, pf.chunk) << pr.describe();
+  EXPECT_LE(live(pr.chunk), 132u * 4) << pr.describe();                         // one wave
+  EXPECT_GT(live(pr.chunk), live(pf.chunk)) << pr.describe();                   // more of it busy
+  EXPECT_GT(live(pr.chunk - pr.tokens_per_step()), 132u * 4) << pr.describe();  // the shortest such split
+  EXPECT_EQ(pr.chunk % pr.tokens_per_step(), 0u);
+  // Equal lengths plan as without them.
+  DecodeShape listed = llama8b(32768, 2);
+  listed.lengths = {32768, 32768};
+  EXPECT_EQ(plan_decode(h100(), listed).chunk, plan_decode(h100(), llama8b(32768, 2)).chunk);
+}
+
 TEST(Plan, RowsArePackedAndChunkedToFitSharedMemory) {
   // qwen7b: GQA 7, m = 8 -> 56 rows: more than one chunk, each within the budget.
   DecodeShape s{KvType::turbo3, KvType::turbo3, 256, 28, 4, 1, 8, 4096, 64};
