@@ -20,6 +20,7 @@
 #include "attention/decoder.hpp"
 #include "attention/reference.hpp"
 #include "cache_test_util.hpp"
+#include "decode_fixture.hpp"
 #include "kvcache/error.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/persist.hpp"
@@ -252,20 +253,6 @@ DecodeRun decode(KvCache& cache, std::span<const SequenceId> seqs, uint32_t laye
   return r;
 }
 
-double max_rel_error(const std::vector<float>& out, const std::vector<double>& ref, uint32_t head_dim) {
-  double worst = 0;
-  for (size_t h = 0; h < ref.size() / head_dim; ++h) {
-    double diff = 0, norm = 0;
-    for (uint32_t d = 0; d < head_dim; ++d) {
-      const double r = ref[h * head_dim + d];
-      diff += (out[h * head_dim + d] - r) * (out[h * head_dim + d] - r);
-      norm += r * r;
-    }
-    worst = std::max(worst, std::sqrt(diff / std::max(norm, 1e-60)));
-  }
-  return worst;
-}
-
 TEST(PersistDecode, OutputAfterLoadEqualsOutputBefore) {
   for (const Pair& p : kPairs) {
     SCOPED_TRACE(pair_name(p));
@@ -280,7 +267,7 @@ TEST(PersistDecode, OutputAfterLoadEqualsOutputBefore) {
     KvCache other_pages(context(), config(p, 64, 64));
     for (uint32_t layer = 0; layer < 2; ++layer) {
       const auto before = decode(*f.cache, batch, layer, q);
-      ASSERT_LT(max_rel_error(before.out, before.ref, 64), 1e-4);
+      ASSERT_LT(tkv::testing::max_head_error(before.out, before.ref, 64), 1e-4);
       if (layer == 0) {
         (void)load_sequences(same, std::span<const uint8_t>(file));
         (void)load_sequences(other_pages, std::span<const uint8_t>(file));
@@ -293,7 +280,7 @@ TEST(PersistDecode, OutputAfterLoadEqualsOutputBefore) {
       // Another page size may plan other splits: equal to the same float64 reference.
       const auto other = decode(other_pages, other_pages.sequences(), layer, q);
       EXPECT_EQ(other.ref, before.ref) << "layer " << layer;
-      EXPECT_LT(max_rel_error(other.out, before.ref, 64), 1e-4) << "layer " << layer;
+      EXPECT_LT(tkv::testing::max_head_error(other.out, before.ref, 64), 1e-4) << "layer " << layer;
     }
   }
 }
