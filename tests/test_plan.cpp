@@ -4,31 +4,12 @@
 
 #include "attention/plan.hpp"
 #include "kvcache/error.hpp"
+#include "device_records.hpp"
 
 using namespace tkv;
+using namespace tkv::testing;
 
 namespace {
-
-DeviceCaps h100() {
-  DeviceCaps c;
-  c.name = "NVIDIA H100 80GB HBM3";
-  c.vendor = Vendor::nvidia;
-  c.device_class = DeviceClass::discrete;
-  c.subgroup_size = 32;
-  c.compute_units = 132;
-  c.max_shared_memory = 49152;
-  return c;
-}
-
-DeviceCaps lavapipe() {
-  DeviceCaps c;
-  c.name = "llvmpipe";
-  c.vendor = Vendor::mesa_cpu;
-  c.device_class = DeviceClass::cpu;
-  c.subgroup_size = 8;
-  c.max_shared_memory = 32768;
-  return c;
-}
 
 DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
   return {KvType::turbo3, KvType::turbo3, 128, 32, 8, batch, m, ctx, 64};

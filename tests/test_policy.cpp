@@ -17,6 +17,7 @@
 
 #include "attention/policy.hpp"
 #include "decode_fixture.hpp"
+#include "device_records.hpp"
 #include "kvcache/error.hpp"
 
 using namespace tkv;
@@ -24,88 +25,6 @@ using namespace tkv::testing;
 namespace fs = std::filesystem;
 
 namespace {
-
-DeviceCaps h100() {
-  DeviceCaps c;
-  c.name = "NVIDIA H100 80GB HBM3";
-  c.vendor_id = 0x10de;
-  c.device_id = 0x2330;
-  c.driver_version = 0x8ce00000;
-  c.vendor = Vendor::nvidia;
-  c.device_class = DeviceClass::discrete;
-  c.subgroup_size = c.min_subgroup_size = c.max_subgroup_size = 32;
-  c.compute_units = 132;
-  c.max_shared_memory = 49152;
-  c.fp16_arithmetic = c.integer_dot_product = c.cooperative_matrix = true;
-  return c;
-}
-
-DeviceCaps rdna3() {
-  DeviceCaps c;
-  c.name = "AMD Radeon RX 7700 XT (RADV NAVI32)";
-  c.vendor_id = 0x1002;
-  c.device_id = 0x747e;
-  c.driver_version = 0x5c0000;
-  c.vendor = Vendor::amd;
-  c.device_class = DeviceClass::discrete;
-  c.subgroup_size = 64;
-  c.min_subgroup_size = 32;
-  c.max_subgroup_size = 64;
-  c.compute_units = 48;
-  c.max_shared_memory = 65536;
-  c.fp16_arithmetic = c.integer_dot_product = c.cooperative_matrix = true;
-  return c;
-}
-
-DeviceCaps arc() {
-  DeviceCaps c;
-  c.name = "Intel(R) Arc(tm) A770 Graphics (DG2)";
-  c.vendor_id = 0x8086;
-  c.device_id = 0x56a0;
-  c.driver_version = 0x5c0000;
-  c.vendor = Vendor::intel;
-  c.device_class = DeviceClass::discrete;
-  c.subgroup_size = 32;
-  c.min_subgroup_size = 8;
-  c.max_subgroup_size = 32;
-  c.compute_units = 32;
-  c.max_shared_memory = 65536;
-  c.fp16_arithmetic = c.integer_dot_product = true;
-  return c;
-}
-
-DeviceCaps apple_m2() {
-  DeviceCaps c;
-  c.name = "Apple M2 Max";
-  c.vendor_id = 0x106b;
-  c.device_id = 0x1a020209;
-  c.vendor = Vendor::apple;
-  c.device_class = DeviceClass::integrated;
-  c.subgroup_size = c.min_subgroup_size = c.max_subgroup_size = 32;
-  c.max_shared_memory = 32768;
-  return c;
-}
-
-DeviceCaps lavapipe() {
-  DeviceCaps c;
-  c.name = "llvmpipe (LLVM 15.0.6, 256 bits)";
-  c.vendor_id = 0x10005;
-  c.device_id = 0;
-  c.driver_version = 0x5c0001;
-  c.vendor = Vendor::mesa_cpu;
-  c.device_class = DeviceClass::cpu;
-  c.subgroup_size = c.min_subgroup_size = c.max_subgroup_size = 8;
-  c.max_shared_memory = 32768;
-  return c;
-}
-
-DeviceCaps swiftshader() {  // a CPU driver whose vendor id is not Mesa's
-  DeviceCaps c = lavapipe();
-  c.name = "SwiftShader Device (Subzero)";
-  c.vendor_id = 0x1ae0;
-  c.vendor = Vendor::other;
-  return c;
-}
 
 DecodeShape llama8b(uint32_t ctx, KvType k = KvType::turbo3, uint32_t batch = 1) {
   return {k, k, 128, 32, 8, batch, 1, ctx};

@@ -8,25 +8,16 @@
 #include <string>
 
 #include "attention/policy.hpp"
+#include "device_records.hpp"
 #include "kvcache/error.hpp"
 
 using namespace tkv;
+using namespace tkv::testing;
 
 namespace {
 
-DeviceCaps device() {
-  DeviceCaps d;
-  d.name = "test device";
-  d.vendor_id = 0x10de;
-  d.device_id = 0x2330;
-  d.driver_version = 7;
-  d.vendor = Vendor::nvidia;
-  d.device_class = DeviceClass::discrete;
-  return d;
-}
-
 const char* kText = R"({"format": "turbokv-policy", "version": 1,
-  "device": {"vendor_id": 4318, "device_id": 9008, "driver_version": 7},
+  "device": {"vendor_id": 4318, "device_id": 9008, "driver_version": 2363490304},
   "rules": [{"k_type": "turbo3", "max_context": 4096, "variant": "reglut", "unroll": 8, "note": "1.1x"},
             {"variant": "smem", "dims_per_lane": 16}]})";
 
@@ -35,8 +26,8 @@ TEST(PolicyText, ParseEqualsLoadOfTheSameText) {
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "p.json").string();
   std::ofstream(path, std::ios::binary) << kText;
-  const auto from_file = DispatchPolicy::load(path, device());
-  const auto from_text = DispatchPolicy::parse(kText, device(), "embedded");
+  const auto from_file = DispatchPolicy::load(path, h100());
+  const auto from_text = DispatchPolicy::parse(kText, h100(), "embedded");
   std::filesystem::remove_all(dir);
   EXPECT_EQ(from_text.rules(), from_file.rules());
   ASSERT_EQ(from_text.rules().size(), 2u);
@@ -61,7 +52,7 @@ TEST(PolicyText, ErrorsNameTheText) {
   };
   for (const auto& c : cases) {
     try {
-      (void)DispatchPolicy::parse(c.text, device(), "embedded");
+      (void)DispatchPolicy::parse(c.text, h100(), "embedded");
       ADD_FAILURE() << "no error for " << c.text;
     } catch (const Error& e) {
       EXPECT_EQ(e.code(), ErrorCode::io) << e.what();
