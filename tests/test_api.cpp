@@ -16,23 +16,15 @@
 
 #include "attention/api/access.hpp"
 #include "attention/reference.hpp"
+#include "cache_test_util.hpp"
 #include "decode_fixture.hpp"
 #include "turbokv/turbokv.hpp"
 
 using turbokv::ErrorCode;
+using tkv::test::expect_error;
 using turbokv::detail::Access;
 
 namespace {
-
-void expect_error(const std::function<void()>& fn, ErrorCode code, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "no turbokv::Error (expected one mentioning '" << needle << "')";
-  } catch (const turbokv::Error& e) {
-    EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << e.what() << "' lacks '" << needle << "'";
-  }
-}
 
 turbokv::Engine& engine() {
   static turbokv::Engine e = turbokv::Engine::create();

@@ -17,6 +17,7 @@
 
 #include "attention/api/access.hpp"
 #include "attention/reference.hpp"
+#include "cache_test_util.hpp"
 #include "decode_fixture.hpp"
 #include "kvcache/fp16.hpp"
 #include "test_api_host_vulkan.hpp"
@@ -25,6 +26,7 @@
 using tkv::test::HostBuffer;
 using tkv::test::HostDeviceOptions;
 using tkv::test::HostVulkan;
+using tkv::test::expect_error;
 using turbokv::detail::Access;
 
 namespace {
@@ -97,16 +99,6 @@ class Packer {
   HostBuffer staging_;
   VkDeviceSize at_ = 0;
 };
-
-void expect_error(const std::function<void()>& fn, turbokv::ErrorCode code, const std::string& needle) {
-  try {
-    fn();
-    ADD_FAILURE() << "no turbokv::Error (expected one mentioning '" << needle << "')";
-  } catch (const turbokv::Error& e) {
-    EXPECT_EQ(int(e.code()), int(code)) << e.what();
-    EXPECT_NE(std::string(e.what()).find(needle), std::string::npos) << "'" << e.what() << "' lacks '" << needle << "'";
-  }
-}
 
 }  // namespace
 
