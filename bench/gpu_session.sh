@@ -6,6 +6,7 @@
 #   tests     the decode/cache/runtime suites, plus exactness at 32K and 128K
 #   profile   turboprof profile, llama8b, every type, mode 0, 1K..128K
 #   variants  turboprof profile, llama8b, every type x variant x mode 0-4, 8K, 32K, 128K
+#   ab        A/B of the turboprof builds in $AB_DIR (build-ab/turboprof-<label>), rounds alternating
 #   splits    short contexts: µs per call at the plan's split count and at forced counts
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
@@ -13,11 +14,15 @@ set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
-if ! build/profile/turboprof devices >/dev/null 2>&1; then
+B=${TKV_BUILD:-build}
+AB_DIR=${AB_DIR:-build-ab}
+# The loader finds the driver by itself on some machines; where no device shows up, name it.
+probe=$B/profile/turboprof
+[ -x "$probe" ] || probe=$(ls "$AB_DIR"/turboprof-* 2>/dev/null | head -1)
+if ! "$probe" devices >/dev/null 2>&1; then
   export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 fi
 export TKV_CACHE_DIR=/tmp/tkv-pipelines
-B=${TKV_BUILD:-build}
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 # At most 8 files come back from $OUT: keep to devices.txt, tests.txt and two folders of three.
@@ -79,6 +84,36 @@ for step in "$@"; do
         TKV_SPLITS=$s $B/profile/turboprof profile --workload llama8b --types f16,turbo3 --ctx 1k,2k,4k,8k \
           --modes 0 --repeat 20 2>&1 | grep -E "^(f16|turbo3)" | awk -v s=$s '{print "splits" s, $1, $4, $5}'
       done | tee "$OUT/splits.txt" ;;
+    ab)  # A/B of builds: every $AB_DIR/turboprof-<label> profiles the same points (AB_ARGS), in
+         # alternating rounds (AB_ROUNDS) so that drift falls on every build alike; ab.txt lines:
+         # round label type variant mode context us; then the median per build, side by side
+      bins=("$AB_DIR"/turboprof-*)
+      nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 500 > "$OUT/ab-smi.csv" 2>&1 &
+      smi=$!
+      for round in $(seq 1 "${AB_ROUNDS:-2}"); do
+        for bin in "${bins[@]}"; do
+          label=${bin##*/turboprof-}
+          "$bin" profile --workload llama8b --modes 0 --repeat 20 ${AB_ARGS:---ctx 1k,8k,32k,128k} 2>&1 \
+            | grep -E "^(f16|q8_0|turbo)" | awk -v r="$round" -v l="$label" '{print r, l, $1, $2, $3, $4, $5}'
+        done
+      done | tee "$OUT/ab.txt"
+      kill $smi
+      echo "SM clock samples:"; awk -F, 'NR>1{print $2}' "$OUT/ab-smi.csv" | sort | uniq -c | sort -rn | head -4
+      # Per (type, context): the median over rounds of each build, side by side.
+      python3 - "$OUT/ab.txt" <<'PY'
+import sys, collections, statistics
+d = collections.defaultdict(list)
+labels = []
+for line in open(sys.argv[1]):
+    r, l, t, v, m, c, us = line.split()[:7]
+    d[(t, c, l)].append(float(us))
+    if l not in labels: labels.append(l)
+keys = sorted({(t, c) for t, c, _ in d}, key=lambda k: (k[0], int(k[1].rstrip('K'))))
+print("type ctx " + " ".join(labels))
+for t, c in keys:
+    print(t, c, " ".join("%.1f" % statistics.median(d[(t, c, l)]) if d.get((t, c, l)) else "-" for l in labels))
+PY
+      ;;
     targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
       TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
     *) echo "unknown step $step" ;;
