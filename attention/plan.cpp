@@ -128,9 +128,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   const uint32_t step = p.tokens_per_step();
   const uint32_t max_splits = ceil_div(ctx, step);
   const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
-  uint32_t splits = 1;
   if (request.splits) {
-    splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
+    const uint32_t splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
     p.reason = "split count forced";
     p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
   } else if (ctx <= 8 * step) {
