@@ -41,7 +41,35 @@ constexpr uint32_t kLaneRegisterBudget = 64;
 
 }  // namespace
 
+std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, ProfileMode mode) {
+  if (!caps.cooperative_matrix_nv)
+    return "device " + caps.name + " has no VK_NV_cooperative_matrix (enabled)";
+  if (std::find(caps.cooperative_matrix_shapes.begin(), caps.cooperative_matrix_shapes.end(),
+                "16x8x16 f16*f16+f32 subgroup") == caps.cooperative_matrix_shapes.end())
+    return "device " + caps.name + " offers no 16x8x16 f16*f16+f32 subgroup cooperative matrix";
+  if (!caps.mma_fragment_layout)
+    return "the cooperative-matrix fragments of " + caps.name + " are not laid out as mma.m16n8k16";
+  if (caps.subgroup_size != 32 || (caps.min_subgroup_size && caps.min_subgroup_size != 32))
+    return "it needs subgroups of exactly 32 invocations";
+  if (!traits(s.k_type).is_turbo || !traits(s.v_type).is_turbo)
+    return "it needs turbo K and V types (not " + std::string(type_name(s.k_type)) + " / " +
+           std::string(type_name(s.v_type)) + ")";
+  const RowLayout k = RowLayout::make(s.k_type, s.head_dim), v = RowLayout::make(s.v_type, s.head_dim);
+  if (k.groups != 1 || v.groups != 1)
+    return "head dim " + std::to_string(s.head_dim) + " has " + std::to_string(k.groups) +
+           " rotation groups per row; it handles one (head dim <= 64 or 128)";
+  if (mode != ProfileMode::full && mode != ProfileMode::zero)
+    return "it offers profile modes 0 and 1 only";
+  return "";
+}
+
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
+  if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
+    const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
+    auto pairs = [](KvType t) -> uint32_t { return t == KvType::turbo4 ? 256 : t == KvType::turbo3 ? 64 : 16; };
+    return 8 * (pairs(s.k_type) + pairs(s.v_type)) + 4 * p.rows * dim + 2 * dim * 8 + 2 * 4 * 16 * 8 +
+           4 * 4 * p.rows * dim + 4 * 4 * p.rows * 2 + 4 * kMaxSplitPages;
+  }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
   const uint32_t qdim = std::max(k_dim, v_dim);
@@ -96,7 +124,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
 
   // Query rows per workgroup: all of a KV head's rows when they fit the lane's registers and the
   // shared memory (each K/V row is then read once), else the fewest equal chunks that fit.
-  for (p.row_chunks = 1;; ++p.row_chunks) {
+  for (p.row_chunks = 1; p.variant != Variant::tc; ++p.row_chunks) {  // (tc: below)
     p.rows = ceil_div(rm, p.row_chunks);
     uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget (q and o)
     while (dpl < 16 && p.rows * dpl * 4 <= kLaneRegisterBudget) dpl *= 2;
@@ -119,6 +147,19 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     const bool registers_ok = p.rows * p.dims_per_lane <= kLaneRegisterBudget || p.rows == 1;
     if ((registers_ok && p.shared_bytes <= budget) || p.rows == 1) break;
   }
+  if (p.variant == Variant::tc) {
+    // Four subgroups, each streaming tiles of 16 tokens; the MMAs' 8 columns hold 4 rows' hi and
+    // lo halves, so a workgroup takes at most 4 query rows.
+    if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
+      fail(ErrorCode::invalid_argument, "decode: variant tc cannot run here: " + problem);
+    p.row_chunks = ceil_div(rm, 4);
+    p.rows = ceil_div(rm, p.row_chunks);
+    p.workgroup = 128;
+    p.team = 32;
+    p.unroll = 16;  // tokens_per_step(): 4 subgroups x 16 tokens
+    p.dims_per_lane = k_dim;
+    p.shared_bytes = decode_shared_bytes(caps, s, p);
+  }
   if (p.shared_bytes > budget)
     fail(ErrorCode::invalid_argument, "decode: variant " + std::string(variant_name(p.variant)) + " needs " +
                                           std::to_string(p.shared_bytes) + " B of shared memory, the device has " +
@@ -133,7 +174,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.reason = "split count forced";
     p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
   } else if (ctx <= 8 * step) {
-    p.reason = "short context: one split, no reduce pass";
+    p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no reduce pass";
     p.chunk = ceil_div(ctx, step) * step;
   } else {
     const uint32_t target = target_workgroups(caps);
@@ -173,8 +214,9 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
 std::string DecodePlan::describe() const {
   std::ostringstream o;
   o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
-    << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup
-    << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), " << rows
+    << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup;
+  if (variant == Variant::tc) o << " (4 subgroups x 16-token tiles on the tensor cores), " << rows;
+  else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), " << rows
     << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
     << " B shared" << (direct() ? ", no reduce pass" : ", + reduce pass") << " — " << reason;
   return o.str();

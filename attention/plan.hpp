@@ -52,7 +52,8 @@ struct DecodePlan {
   ProfileMode mode = ProfileMode::full;
   std::string reason;          // why these splits and this variant
 
-  bool direct() const { return splits == 1; }
+  // One split writes the output itself, except on the tensor cores (tc), which always reduce.
+  bool direct() const { return splits == 1 && variant != Variant::tc; }
   // Tokens staged and computed per step; a divisor of the page size, and every split's length
   // (chunk) is a multiple of it.
   uint32_t tokens_per_step() const { return workgroup / team * unroll; }
@@ -64,6 +65,12 @@ struct DecodePlan {
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant
 // whose tables do not fit the device's shared memory).
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, const PlanRequest& request = {});
+
+// Why the tensor-core variant (tc, shaders/decode_tc.comp) cannot run a shape on a device, in
+// words; "" when it can: VK_NV_cooperative_matrix with 16x8x16 f16 MMAs and mma.m16n8k16
+// fragments, subgroups of 32, turbo K and V with one rotation group per row (head dim <= 64 or
+// 128), profile mode 0 or 1.
+std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& shape, ProfileMode mode = ProfileMode::full);
 
 // Shared memory the decode kernel declares for a plan (mirrors shaders/decode.comp).
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& shape, const DecodePlan& plan);

@@ -14,6 +14,7 @@ std::string_view variant_name(Variant v) {
     case Variant::reglut: return "reglut";
     case Variant::qlut: return "qlut";
     case Variant::smem: return "smem";
+    case Variant::tc: return "tc";
     case Variant::automatic: return "auto";
   }
   return "?";

@@ -18,10 +18,11 @@ enum class Variant : uint32_t {
   reglut = 3,  // per row, centroid x norm for every entry precomputed in registers, then indexed
   qlut = 4,    // K: per query, T[d][c] = q_d * C[c] in shared memory; q.k = norm * sum_d T[d][idx_d]
   smem = 5,    // the codebook in shared memory, indexed by the loaded indices
+  tc = 6,      // tensor cores: products as f16 hi/lo cooperative-matrix MMAs (shaders/decode_tc.comp)
   automatic = 255,  // the dispatch policy's choice
 };
 inline constexpr Variant kAllVariants[] = {Variant::lut8, Variant::mag4, Variant::alu,
-                                           Variant::reglut, Variant::qlut, Variant::smem};
+                                           Variant::reglut, Variant::qlut, Variant::smem, Variant::tc};
 
 // Modes 1-4 exist for profiling only: their outputs are wrong on purpose.
 enum class ProfileMode : uint32_t {

@@ -7,6 +7,7 @@
 #   profile   turboprof profile, llama8b, every type, mode 0, 1K..128K
 #   variants  turboprof profile, llama8b, every type x variant x mode 0-4, 8K, 32K, 128K
 #   ab        A/B of the turboprof builds in $AB_DIR (build-ab/turboprof-<label>), rounds alternating
+#   tc        the tensor-core variant: test_decode_tc, then tc vs smem profiles
 #   splits    short contexts: µs per call at the plan's split count and at forced counts
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
@@ -56,6 +57,13 @@ for step in "$@"; do
       awk -F, 'NR>1{print $2}' "$OUT/diag/smi.csv" | sort | uniq -c | sort -rn | head -5
       grep -E "built pipeline decode " "$OUT/diag/run1.txt" | sed 's/.*constants //' | cut -c1-200 | head -60
       grep -E "^(f16|q8_0|turbo[234]) " "$OUT/diag/run1.txt" | awk '{print $1, $2, $3, $4, $5, $11, $12, $13, $14}' ;;
+    tc)  # the tensor-core variant: its exactness suite, then tc against smem (modes 0 and 1)
+      mkdir -p "$OUT/tc"
+      (TKV_LOG=info $B/tests/test_decode_tc; $B/tests/test_variants_modes --gtest_brief=1) 2>&1 | tee "$OUT/tc/tests.txt" | tail -25
+      $B/profile/turboprof profile --workload ${TC_WORKLOAD:-llama8b} --ctx ${TC_CTX:-1k,8k,32k,128k} \
+        --types ${TC_TYPES:-turbo2,turbo3,turbo4} --variants smem,tc --modes 0,1 --repeat 20 \
+        --out "$OUT/tc/profile" > "$OUT/tc/profile.txt" 2>&1
+      grep -E "^(turbo|f16|q8)" "$OUT/tc/profile.txt" | awk '{print $1, $2, $3, $4, $5, $11, $12}' ;;
     sweep)  # depth sweep of every type (policy's variant): table, CSV, JSON, SVG
       $B/profile/turboprof sweep --workload llama8b --ctx 1k..128k --repeat 20 --out "$OUT/sweep" 2>&1 | tail -30 ;;
     order)  # does the order of measurements change a point? (profile vs sweep disagreed 5x at 8K)

@@ -312,7 +312,7 @@ int run_check(const CommonOptions& o) {
       const QuantBound bound = pair_bound(p.k, p.v);
       Decoder decoder(cache, shape.q_heads);
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
-      for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
+      for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         DecodeOptions options;
         options.variant = variant;
         const auto plan = decoder.plan(0, seqs, o.m, options);

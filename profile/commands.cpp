@@ -162,7 +162,7 @@ int run_profile(const CommonOptions& o) {
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
       for (uint32_t dpl : dpls)
       for (uint32_t unroll : unrolls)
-      for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
+      for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         double mode1_us = 0;
         std::vector<std::pair<ProfileMode, Timing>> timed;
         for (ProfileMode mode : modes) {

@@ -79,8 +79,7 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
     ds.m = m;
     ds.max_context = depth;
     ds.page_size = cfg.page_size;
-    const bool turbo = variant_applies(pair.k) || variant_applies(pair.v);
-    for (Variant v : turbo ? variants : std::vector<Variant>{Variant::automatic}) {
+    for (Variant v : point_variants(caps, shape, pair, variants, m)) {
       PlanRequest request;
       request.variant = v;
       plan_decode(caps, ds, request);
@@ -88,6 +87,24 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
   } catch (const Error& e) {
     throw Error(e.code(), where + e.what());
   }
+}
+
+std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
+                                    const std::vector<Variant>& variants, uint32_t m) {
+  if (!variant_applies(pair.k) && !variant_applies(pair.v)) return {Variant::automatic};
+  DecodeShape ds;
+  ds.k_type = pair.k;
+  ds.v_type = pair.v;
+  ds.head_dim = shape.head_dim;
+  ds.q_heads = shape.q_heads;
+  ds.kv_heads = shape.kv_heads;
+  ds.m = m;
+  std::vector<Variant> out;
+  const std::string tc_problem = tensor_core_problem(caps, ds);
+  for (Variant v : variants)
+    if (v != Variant::tc || tc_problem.empty()) out.push_back(v);
+  if (out.empty()) fail(ErrorCode::invalid_argument, "variant tc cannot run " + pair.label() + ": " + tc_problem);
+  return out;
 }
 
 void progress(const std::string& text) {

@@ -41,6 +41,12 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
                  uint32_t m, const std::vector<Variant>& variants);
 
 // Progress on a terminal only; nothing when stderr is piped.
+// The variants a point runs: `variants` for a turbo pair, less tc where the device cannot run it
+// (no tensor cores, or a shape tc does not handle); the native path for f16 / q8_0 pairs. Throws
+// when nothing is left (tc alone asked for where it cannot run).
+std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
+                                    const std::vector<Variant>& variants, uint32_t m = 1);
+
 void progress(const std::string& text);
 void progress_done();
 

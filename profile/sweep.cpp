@@ -64,7 +64,7 @@ int run_sweep(const CommonOptions& o) {
       progress(at + ": read floor");
       const Timing floor = measure_read(*ctx, bytes, o.repeat);
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
-      for (Variant variant : turbo ? variants : std::vector<Variant>{Variant::automatic})
+      for (Variant variant : point_variants(ctx->caps(), shape, p, variants, o.m))
         for (ProfileMode mode : modes) {
           if (!mode_supported(p.k, mode) || !mode_supported(p.v, mode)) continue;
           DecodeOptions options;

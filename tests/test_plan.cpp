@@ -132,3 +132,71 @@ TEST(Plan, PartialScoresPerLaneStayWithinTheKernelsArrays) {
       EXPECT_LE(p.unroll * r2, 32u) << p.describe();
     }
 }
+
+namespace {
+
+// The H100 as the tc variant needs it: VK_NV_cooperative_matrix enabled, with the 16x8x16 f16
+// shape and mma.m16n8k16 fragments (what kvcache/vk/coopmat_probe.cpp checks on the device).
+DeviceCaps h100_tensor_cores() {
+  DeviceCaps c = h100();
+  c.cooperative_matrix_nv = true;
+  c.cooperative_matrix_shapes = {"16x8x16 f16*f16+f16 subgroup", "16x8x16 f16*f16+f32 subgroup"};
+  c.mma_fragment_layout = true;
+  return c;
+}
+
+std::string tc_error(const DeviceCaps& caps, const DecodeShape& s, ProfileMode mode = ProfileMode::full) {
+  try {
+    plan_decode(caps, s, {.variant = Variant::tc, .mode = mode});
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+}  // namespace
+
+TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
+  const auto caps = h100_tensor_cores();
+  const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc});
+  EXPECT_EQ(p.variant, Variant::tc);
+  EXPECT_EQ(p.rows, 4u);
+  EXPECT_EQ(p.row_chunks, 1u);
+  EXPECT_EQ(p.workgroup, 128u);
+  EXPECT_EQ(p.tokens_per_step(), 64u);
+  EXPECT_EQ(p.chunk % 64, 0u);
+  EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
+  EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
+  EXPECT_LE(p.workgroups, 4u * caps.compute_units);
+  // One split still goes through the reduce pass (the kernel writes partials only).
+  const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
+  EXPECT_EQ(short_plan.splits, 1u);
+  EXPECT_FALSE(short_plan.direct());
+  // GQA 7 (qwen7b) x 1 query: two chunks of 4 rows; llama8b with m = 3: 12 rows in 3 chunks.
+  const auto qwen = plan_decode(caps, {KvType::turbo4, KvType::turbo3, 128, 28, 4, 1, 1, 8192, 64}, {.variant = Variant::tc});
+  EXPECT_EQ(qwen.row_chunks, 2u);
+  EXPECT_EQ(qwen.rows, 4u);
+  EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 3), {.variant = Variant::tc}).row_chunks, 3u);
+  EXPECT_NE(p.describe().find("tensor cores"), std::string::npos);
+}
+
+TEST(Plan, TensorCoresNameWhatIsMissing) {
+  const auto caps = h100_tensor_cores();
+  EXPECT_EQ(tc_error(caps, llama8b(4096)), "");
+  EXPECT_NE(tc_error(lavapipe(), llama8b(4096)).find("VK_NV_cooperative_matrix"), std::string::npos);
+  EXPECT_NE(tc_error(h100(), llama8b(4096)).find("VK_NV_cooperative_matrix"), std::string::npos);
+  DeviceCaps no_layout = caps;
+  no_layout.mma_fragment_layout = false;
+  EXPECT_NE(tc_error(no_layout, llama8b(4096)).find("mma.m16n8k16"), std::string::npos);
+  DeviceCaps no_shape = caps;
+  no_shape.cooperative_matrix_shapes = {"16x8x16 f16*f16+f16 subgroup"};
+  EXPECT_NE(tc_error(no_shape, llama8b(4096)).find("16x8x16 f16*f16+f32"), std::string::npos);
+  DecodeShape s = llama8b(4096);
+  s.k_type = KvType::q8_0;
+  EXPECT_NE(tc_error(caps, s).find("turbo K and V"), std::string::npos);
+  s = llama8b(4096);
+  s.head_dim = 256;
+  EXPECT_NE(tc_error(caps, s).find("rotation groups"), std::string::npos);
+  EXPECT_NE(tc_error(caps, llama8b(4096), ProfileMode::norm_only).find("profile modes 0 and 1"), std::string::npos);
+  EXPECT_EQ(tc_error(caps, llama8b(4096), ProfileMode::zero), "");
+}

@@ -39,7 +39,7 @@ inline tkv::Variant to_internal(Variant variant) {
   for (tkv::Variant v : tkv::kAllVariants)
     if (uint32_t(v) == uint32_t(variant)) return v;
   tkv::fail(tkv::ErrorCode::invalid_argument, "decode options: unknown variant " + std::to_string(uint32_t(variant)) +
-                                                  " (0..5 or 255 for automatic)");
+                                                  " (0..6 or 255 for automatic)");
 }
 
 inline tkv::CacheConfig to_internal(const CacheConfig& c) {

@@ -19,7 +19,7 @@ namespace turbokv {
 
 static_assert(uint32_t(KvType::turbo4) == uint32_t(tkv::KvType::turbo4) &&
               uint32_t(KvType::q8_0) == uint32_t(tkv::KvType::q8_0));
-static_assert(uint32_t(Variant::smem) == uint32_t(tkv::Variant::smem) &&
+static_assert(uint32_t(Variant::smem) == uint32_t(tkv::Variant::smem) && uint32_t(Variant::tc) == uint32_t(tkv::Variant::tc) &&
               uint32_t(Variant::automatic) == uint32_t(tkv::Variant::automatic));
 static_assert(uint32_t(Format::f16) == uint32_t(tkv::RowFormat::f16) &&
               uint32_t(Format::f16) == uint32_t(tkv::TensorFormat::f16));

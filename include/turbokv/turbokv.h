@@ -83,6 +83,7 @@ typedef enum tkv_variant {
   TKV_VARIANT_REGLUT = 3,
   TKV_VARIANT_QLUT = 4,
   TKV_VARIANT_SMEM = 5,
+  TKV_VARIANT_TC = 6, /* tensor cores (VK_NV_cooperative_matrix), turbo K and V */
   TKV_VARIANT_AUTOMATIC = 255 /* the dispatch policy's choice */
 } tkv_variant;
 

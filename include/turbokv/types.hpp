@@ -33,7 +33,7 @@ inline constexpr size_t format_bytes(Format format) { return format == Format::f
 // How the decode kernel turns stored bits into values; automatic: the dispatch policy's choice
 // (device, K type, context depth; `turboprof tune` writes a device's policy file). Results agree
 // across variants to float rounding; only speed differs.
-enum class Variant : uint32_t { lut8 = 0, mag4 = 1, alu = 2, reglut = 3, qlut = 4, smem = 5, automatic = 255 };
+enum class Variant : uint32_t { lut8 = 0, mag4 = 1, alu = 2, reglut = 3, qlut = 4, smem = 5, tc = 6, automatic = 255 };
 std::string_view variant_name(Variant variant);
 Variant parse_variant(std::string_view name);  // throws Error(invalid_argument)
 

@@ -46,7 +46,10 @@ struct DeviceCaps {
   bool storage_8bit = false;
   bool integer_dot_product = false;
   bool cooperative_matrix = false;      // VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix
-  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix (what Debian's glslc compiles)
+  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix (what Debian's glslc compiles), enabled on the device
+  // Its fragments are laid out as NVIDIA's mma.m16n8k16 (checked on the device by
+  // attention/tensor_probe.cpp; the tc decode variant builds fragments in registers).
+  bool mma_fragment_layout = false;
   std::vector<std::string> cooperative_matrix_shapes;  // NV: "16x8x16 f16*f16+f32 subgroup", ...
   bool push_descriptor = false;
   bool timestamps = false;

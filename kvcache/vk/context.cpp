@@ -1,4 +1,5 @@
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/coopmat_probe.hpp"
 
 #include <spdlog/spdlog.h>
 
@@ -357,6 +358,7 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   };
   const bool size_control = optional(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   const bool exec_props = optional(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  const bool coopmat = optional(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
 
   VkPhysicalDeviceSubgroupSizeControlFeatures sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   if (size_control) {
@@ -390,8 +392,19 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   if (exec_props) {
     eexec.pipelineExecutableInfo = VK_TRUE;
     *chain = &eexec;
+    chain = &eexec.pNext;
   }
   self->pipeline_statistics_ = exec_props;
+  VkPhysicalDeviceCooperativeMatrixFeaturesNV ecm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+  if (coopmat) {
+    VkPhysicalDeviceCooperativeMatrixFeaturesNV supported_cm{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV};
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &supported_cm;
+    vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+    ecm.cooperativeMatrix = supported_cm.cooperativeMatrix;
+    *chain = &ecm;
+  }
+  self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;
@@ -460,6 +473,7 @@ std::shared_ptr<Context> Context::adopt(const ExternalDevice& ext, const Context
   }
   // Optional extensions are used when the host enabled them.
   self->pipeline_statistics_ = enabled.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
+  self->caps_.cooperative_matrix_nv = self->caps_.cooperative_matrix_nv && enabled.cooperative_matrix_nv;
 
   self->device_ = ext.device;
   self->queue_ = ext.queue;
@@ -483,6 +497,15 @@ void Context::finish(const ContextOptions& options) {
 
   pipelines_ = std::make_unique<PipelineStore>(*this, options.persist_pipeline_cache ? options.cache_dir : "",
                                                options.persist_pipeline_cache);
+  if (caps_.cooperative_matrix_nv && caps_.subgroup_size == 32) {
+    std::string why;
+    try {
+      caps_.mma_fragment_layout = probe_mma_fragment_layout(*this, &why);
+    } catch (const Error& e) {
+      why = e.what();
+    }
+    if (!caps_.mma_fragment_layout) spdlog::info("turbokv: no tc decode variant on {}: {}", caps_.name, why);
+  }
   spdlog::debug("turbokv: using device {} ({}, {}, driver {} {}, subgroup {}, {} compute units)", caps_.name,
                 vendor_name(caps_.vendor), device_class_name(caps_.device_class), caps_.driver_name,
                 caps_.driver_info, caps_.subgroup_size, caps_.compute_units);

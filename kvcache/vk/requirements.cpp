@@ -21,7 +21,9 @@ DeviceRequirements device_requirements(VkPhysicalDevice pd) {
   const auto present = device_extension_names(pd);
   for (const char* name : {VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME,
                            // Compiler statistics of our pipelines (registers, spills): TKV_PIPELINE_STATS=1.
-                           VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME})
+                           VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
+                           // Tensor cores for the tc decode variant (with its cooperativeMatrix feature).
+                           VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME})
     if (present.count(name)) r.optional_extensions.push_back(name);
 
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
@@ -87,10 +89,15 @@ EnabledDevice read_device_create_info(const VkDeviceCreateInfo& info) {
         e.shader_int8 = e.shader_int8 || f->shaderInt8;
         break;
       }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_COOPERATIVE_MATRIX_FEATURES_NV:
+        e.cooperative_matrix_nv = e.cooperative_matrix_nv ||
+                                  reinterpret_cast<const VkPhysicalDeviceCooperativeMatrixFeaturesNV*>(s)->cooperativeMatrix;
+        break;
       default:
         break;
     }
   }
+  e.cooperative_matrix_nv = e.cooperative_matrix_nv && e.has_extension(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
   return e;
 }
 

@@ -40,6 +40,7 @@ struct EnabledDevice {
   std::vector<uint32_t> queue_families;
   bool shader_int16 = false, shader_int64 = false, storage_buffer_16bit_access = false,
        storage_buffer_8bit_access = false, shader_float16 = false, shader_int8 = false;
+  bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix and its cooperativeMatrix feature
   bool has_extension(const char* name) const;
 };
 EnabledDevice read_device_create_info(const VkDeviceCreateInfo& info);
