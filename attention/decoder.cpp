@@ -153,10 +153,18 @@ DecodePlan Decoder::make_plan(const DecodeShape& s, const DecodeOptions& options
     // not fit this one. The plan's own variant keeps the call running; a variant the caller or
     // the environment named is not second-guessed.
     if (c.variant_forced || c.request.variant == Variant::automatic || e.code() != ErrorCode::invalid_argument) throw;
+    const Variant base = policy_.base_variant();
+    const bool base_differs = base != c.request.variant;
     c.reason += std::string("; ") + std::string(variant_name(c.request.variant)) + " cannot run this shape (" +
-                e.what() + "), the plan's variant instead";
-    c.request.variant = Variant::automatic;
-    p = plan_decode(caps, s, c.request);
+                e.what() + "), " + (base_differs ? std::string(variant_name(base)) : "the plan's variant") + " instead";
+    c.request.variant = base_differs ? base : Variant::automatic;
+    try {
+      p = plan_decode(caps, s, c.request);
+    } catch (const Error&) {
+      if (c.request.variant == Variant::automatic) throw;
+      c.request.variant = Variant::automatic;
+      p = plan_decode(caps, s, c.request);
+    }
   }
   p.reason = c.reason + "; " + p.reason;
   return p;

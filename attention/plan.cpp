@@ -67,8 +67,13 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
     auto pairs = [](KvType t) -> uint32_t { return t == KvType::turbo4 ? 256 : t == KvType::turbo3 ? 64 : 16; };
+    auto stride = [&](KvType t) {  // words per staged row, padded as the shader pads them
+      const uint32_t nw = RowLayout::make(t, s.head_dim).bits_row_bytes / 4;
+      return nw % 8 == 0 ? nw + 4 : nw;
+    };
+    const uint32_t stage_words = 16 * stride(s.k_type) + 16 * stride(s.v_type) + 16;
     return 8 * (pairs(s.k_type) + pairs(s.v_type)) + 4 * p.rows * dim + 2 * dim * 8 + 2 * 4 * 16 * 8 +
-           4 * 4 * p.rows * dim + 4 * 4 * p.rows * 2 + 4 * kMaxSplitPages;
+           4 * 4 * p.rows * dim + 4 * 4 * p.rows * 2 + 4 * kMaxSplitPages + 4 * 4 * stage_words + 4;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;

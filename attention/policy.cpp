@@ -262,6 +262,15 @@ DispatchPolicy DispatchPolicy::defaults(const DeviceCaps& caps) {
   DispatchPolicy p;
   p.source_ = std::string("defaults: ") + row.label;
   p.fallback_source_ = p.source_;
+  // Where the tensor-core variant runs (VK_NV_cooperative_matrix with the fragment layout it
+  // builds), it is the default for turbo2 / turbo3 K at 32K and beyond: H100, 2026-11-22
+  // (bench/results/2026-11-22-h100-session4/): 128K turbo2 133 us against smem's 184, turbo3 182
+  // against 214, 32K 51 / 64 against 63 / 70; at 8K it was 4-6% slower, and turbo4 slower at
+  // every depth. A shape tc cannot run (say f16 V) falls back to the row's variant.
+  if (caps.cooperative_matrix_nv && caps.mma_fragment_layout && row.vendor == Vendor::nvidia && !row.cpu)
+    for (KvType t : {KvType::turbo2, KvType::turbo3})
+      p.rules_.push_back({.k_type = t, .min_context = 32768, .variant = Variant::tc,
+                          .note = "tensor cores, measured on an H100"});
   p.rules_.push_back({.variant = row.variant, .note = "built-in placeholder"});
   p.fallback_ = p.rules_;  // still the defaults after set_rules
   return p;

@@ -91,6 +91,8 @@ class DispatchPolicy {
   void set_rules(std::vector<PolicyRule> rules);
   // "defaults: NVIDIA", "file: /path", "rules set by the caller".
   const std::string& source() const { return source_; }
+  // The defaults' catch-all variant (the vendor's), for a shape that a chosen variant cannot run.
+  Variant base_variant() const { return fallback_.empty() ? Variant::mag4 : fallback_.back().variant; }
 
  private:
   std::vector<PolicyRule> rules_;

@@ -14,8 +14,8 @@
 // C_lo (two MMAs into the same accumulator): column j + column j+4 of the accumulator is
 // row j's value, with every cross term but lo x lo.
 //
-// The centroid fragments are built in registers, not loaded: each lane dequantizes exactly the
-// elements it holds. That assumes the fragment layout of NVIDIA's mma.m16n8k16, in the element
+// The centroid fragments are built in registers (from the tile's bits, staged in shared memory),
+// not loaded: each lane dequantizes exactly the elements it holds. That assumes the fragment layout of NVIDIA's mma.m16n8k16, in the element
 // order its driver uses (A: lane 4g + c holds (g, 2c..2c+1), (g, 2c+8..2c+9), (g+8, 2c..2c+1),
 // (g+8, 2c+8..2c+9); accumulator: (g, 2c..2c+1), (g+8, 2c..2c+1)), which the host checks once per
 // device with shaders/coopmat_probe.comp before offering tc.
@@ -63,11 +63,7 @@ const bool READS = MODE == MODE_FULL;
 const float NEG_INF = -1.0 / 0.0;
 
 layout(std430, binding = 0) readonly buffer KPool { uvec4 k4[]; };
-layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
-layout(std430, binding = 0) readonly buffer KPool1 { uint k1[]; };
 layout(std430, binding = 1) readonly buffer VPool { uvec4 v4[]; };
-layout(std430, binding = 1) readonly buffer VPool2 { uvec2 v2[]; };
-layout(std430, binding = 1) readonly buffer VPool1 { uint v1[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -131,43 +127,57 @@ uvec2 pair_entry(uint type, uint e) {
   return uvec2(packFloat2x16(f16vec2(a2.x, b2.x)), packFloat2x16(f16vec2(a2.y, b2.y)));
 }
 
-// One row's bits (NW words at byte offset off, 16-byte aligned when NW % 4 == 0, else 8-byte).
-#define TC_LOAD_ROW(P4, P2, NW, off, dst)                                                       \
-  if (!READS) {                                                                              \
-    [[unroll]] for (uint i = 0; i < NW; ++i) dst[i] = 0u;                                    \
-  } else if (NW % 4 == 0) {                                                                  \
-    [[unroll]] for (uint i = 0; i < NW / 4; ++i) {                                           \
-      const uvec4 x = P4[((off) >> 4) + i];                                                  \
-      dst[4 * i] = x.x; dst[4 * i + 1] = x.y; dst[4 * i + 2] = x.z; dst[4 * i + 3] = x.w;    \
-    }                                                                                        \
-  } else {                                                                                   \
-    [[unroll]] for (uint i = 0; i < NW / 2; ++i) {                                           \
-      const uvec2 x = P2[((off) >> 3) + i];                                                  \
-      dst[2 * i] = x.x; dst[2 * i + 1] = x.y;                                                \
-    }                                                                                        \
-  }
+// Staging: each subgroup copies its next tile (16 tokens' K and V bits rows, contiguous in a page,
+// then their norms) with 16-byte loads into registers while it computes the current tile, and
+// stores them into its slice of shared memory between tiles; the lanes then read the words of
+// their fragment elements from there. (Loading each lane's rows straight into registers left the
+// loads' latency exposed: mode 0 took ~130 us more than mode 1 at 128K.)
+const uint NKU = K_BITS_ROW, NVU = V_BITS_ROW;  // 16-byte units of 16 tokens' rows
+const uint NU = NKU + NVU + 4;                  // + 2 units of K norms, 2 of V norms
+const uint NPRE = (NU + 31) / 32;
+// Row strides in shared memory: rows of a multiple of 8 words get 4 more, so that the 8 rows the
+// lanes read at once (K: g = 0..7; V: 2c for c = 0..3) fall in different banks.
+const uint KS = K_NW % 8 == 0 ? K_NW + 4 : K_NW, VS = V_NW % 8 == 0 ? V_NW + 4 : V_NW;
+const uint KOFF = 16 * KS, NOFF = KOFF + 16 * VS, SWORDS = NOFF + 16;  // V rows, norms, total
+shared uint stage_w[SUBGROUPS * SWORDS];
+#define SW(i) stage_w[i]
 
-// The f16 norm of token `slot` of a region (byte offset of the region, bits row bytes).
-#define TC_NORM(P1, region, bits_row, slot) \
-  (READS ? half_of(P1[((region) + PAGE_SIZE * (bits_row) + 2u * (slot)) >> 2], (slot)) : 1.0)
 float half_of(uint word, uint slot) { return unpackHalf2x16((slot & 1u) != 0u ? word >> 16 : word).x; }
 
 // K pair (dims 16 kb + 2c + 8h, +1) of a token's row words: the pair-table entry.
 #define K_ENTRY(w, kb, h)                                                                          \
-  (K_TYPE == TYPE_TURBO4 ? (w[2 * (kb) + (h)] >> (8u * c)) & 255u                                 \
-   : K_TYPE == TYPE_TURBO2 ? (w[(kb)] >> (4u * c + 16u * (h))) & 15u                              \
-   : ((w[(kb)] >> (4u * c + 16u * (h))) & 15u) |                                                  \
-     (((w[DIM / 16 + (kb) / 2] >> (16u * ((kb) % 2) + 2u * c + 8u * (h))) & 3u) << 4))
+  (K_TYPE == TYPE_TURBO4 ? (SW((w) + 2 * (kb) + (h)) >> (8u * c)) & 255u                             \
+   : K_TYPE == TYPE_TURBO2 ? (SW((w) + (kb)) >> (4u * c + 16u * (h))) & 15u                          \
+   : ((SW((w) + (kb)) >> (4u * c + 16u * (h))) & 15u) |                                              \
+     (((SW((w) + DIM / 16 + (kb) / 2) >> (16u * ((kb) % 2) + 2u * c + 8u * (h))) & 3u) << 4))
 
 // V entry of two tokens' rows (a, b) at dim 16 db + g + 8h.
 #define V_BITS(w, db, h)                                                                          \
-  (V_TYPE == TYPE_TURBO4 ? (w[2 * (db) + (h)] >> (4u * g)) & 15u                                  \
-   : ((w[(db)] >> (2u * g + 16u * (h))) & 3u))
-#define V_SIGN(w, db, h) ((w[DIM / 16 + (db) / 2] >> (16u * ((db) % 2) + g + 8u * (h))) & 1u)
+  (V_TYPE == TYPE_TURBO4 ? (SW((w) + 2 * (db) + (h)) >> (4u * g)) & 15u                              \
+   : ((SW((w) + (db)) >> (2u * g + 16u * (h))) & 3u))
+#define V_SIGN(w, db, h) ((SW((w) + DIM / 16 + (db) / 2) >> (16u * ((db) % 2) + g + 8u * (h))) & 1u)
 #define V_ENTRY(wa, wb, db, h)                                                                    \
   (V_TYPE == TYPE_TURBO4 ? V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 4)                           \
    : V_TYPE == TYPE_TURBO2 ? V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 2)                         \
    : V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 2) | (V_SIGN(wa, db, h) << 4) | (V_SIGN(wb, db, h) << 5))
+
+// The 16-byte units of tile tb this lane stages (zeros in profile mode 1).
+void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uvec4 pre[NPRE]) {
+  const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
+  const uint kreg = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
+  const uint vreg = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
+  [[unroll]] for (uint i = 0; i < NPRE; ++i) {
+    const uint u = lane + 32u * i;
+    uvec4 x = uvec4(0u);
+    if (READS) {
+      if (u < NKU) x = k4[(kreg + slot * K_BITS_ROW) / 16u + u];
+      else if (u < NKU + NVU) x = v4[(vreg + slot * V_BITS_ROW) / 16u + u - NKU];
+      else if (u < NKU + NVU + 2u) x = k4[(kreg + PAGE_SIZE * K_BITS_ROW + 2u * slot) / 16u + u - NKU - NVU];
+      else if (u < NU) x = v4[(vreg + PAGE_SIZE * V_BITS_ROW + 2u * slot) / 16u + u - NKU - NVU - 2u];
+    }
+    pre[i] = x;
+  }
+}
 
 #define R_INDEX(j, d) ((j) * DIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
@@ -229,8 +239,6 @@ void main() {
   barrier();
   const float unscale = 1.0 / (CS * qs);  // a power of two
 
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
-  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], qb, kb * 128, 8, false);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
@@ -247,24 +255,35 @@ void main() {
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
   const uint pbase = sg * TILE * 8;
+  const uint sbase = sg * SWORDS;
+  uvec4 pre[NPRE];
+  if (start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, pre);
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
-    const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
-    const uint kreg = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
-    const uint vreg = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
-    // K rows of tokens g, g + 8; V rows of tokens 2c, 2c + 1, 2c + 8, 2c + 9; norms of g, g + 8.
-    uint kw0[K_NW], kw1[K_NW], va0[V_NW], vb0[V_NW], va1[V_NW], vb1[V_NW];
-    TC_LOAD_ROW(k4, k2, K_NW, kreg + (slot + g) * K_BITS_ROW, kw0)
-    TC_LOAD_ROW(k4, k2, K_NW, kreg + (slot + g + 8u) * K_BITS_ROW, kw1)
-    TC_LOAD_ROW(v4, v2, V_NW, vreg + (slot + 2u * c) * V_BITS_ROW, va0)
-    TC_LOAD_ROW(v4, v2, V_NW, vreg + (slot + 2u * c + 1u) * V_BITS_ROW, vb0)
-    TC_LOAD_ROW(v4, v2, V_NW, vreg + (slot + 2u * c + 8u) * V_BITS_ROW, va1)
-    TC_LOAD_ROW(v4, v2, V_NW, vreg + (slot + 2u * c + 9u) * V_BITS_ROW, vb1)
-    const float kn[2] = float[](TC_NORM(k1, kreg, K_BITS_ROW, slot + g), TC_NORM(k1, kreg, K_BITS_ROW, slot + g + 8u));
-    const float vn[2] = float[](TC_NORM(v1, vreg, V_BITS_ROW, slot + g), TC_NORM(v1, vreg, V_BITS_ROW, slot + g + 8u));
+    // This tile's staged rows into shared memory, then the next tile's loads (in flight meanwhile).
+    subgroupBarrier();  // the previous tile's words are read
+    [[unroll]] for (uint i = 0; i < NPRE; ++i)
+      if (lane + 32u * i < NU) {
+        const uint u = lane + 32u * i;
+        const uint at = sbase + (u < NKU ? (KS == K_NW ? 4u * u : (u / (K_NW / 4)) * KS + 4u * (u % (K_NW / 4)))
+                                 : u < NKU + NVU ? KOFF + (VS == V_NW ? 4u * (u - NKU) : ((u - NKU) / (V_NW / 4)) * VS + 4u * ((u - NKU) % (V_NW / 4)))
+                                 : NOFF + 4u * (u - NKU - NVU));
+        stage_w[at] = pre[i].x; stage_w[at + 1u] = pre[i].y; stage_w[at + 2u] = pre[i].z; stage_w[at + 3u] = pre[i].w;
+      }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, pre);
+    // Word offsets of the lane's rows: K of tokens g, g + 8; V of tokens 2c, 2c + 1, 2c + 8, 2c + 9.
+    const uint kw0 = sbase + g * KS, kw1 = kw0 + 8u * KS;
+    const uint va0 = sbase + KOFF + 2u * c * VS, vb0 = va0 + VS, va1 = va0 + 8u * VS, vb1 = va1 + VS;
+    const uint kn_at = sbase + NOFF, vn_at = kn_at + 8u;
+    const float kn[2] = float[](READS ? half_of(SW(kn_at + g / 2u), g) : 1.0, READS ? half_of(SW(kn_at + 4u + g / 2u), g) : 1.0);
+    const float vn[2] = float[](READS ? half_of(SW(vn_at + g / 2u), g) : 1.0, READS ? half_of(SW(vn_at + 4u + g / 2u), g) : 1.0);
 
     // Scores: the centroid fragments of each 16-dim block, hi then lo, times Qb.
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    // Four accumulators (block parity x hi/lo): chains of BLOCKS / 2 dependent MMAs, not 2 BLOCKS.
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[4];
+    [[unroll]] for (uint i = 0; i < 4; ++i) s[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
       const uvec2 e0 = kpair[K_ENTRY(kw0, kb, 0u)], e1 = kpair[K_ENTRY(kw1, kb, 0u)];
       const uvec2 e2 = kpair[K_ENTRY(kw0, kb, 1u)], e3 = kpair[K_ENTRY(kw1, kb, 1u)];
@@ -278,8 +297,10 @@ void main() {
       x = unpackFloat2x16(e2.y); al[2] = x.x; al[3] = x.y;
       x = unpackFloat2x16(e1.y); al[4] = x.x; al[5] = x.y;
       x = unpackFloat2x16(e3.y); al[6] = x.x; al[7] = x.y;
-      s = coopMatMulAddNV(ah, qf[kb], s);
-      s = coopMatMulAddNV(al, qf[kb], s);
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf;  // from shared memory each time: 16 registers fewer
+      coopMatLoadNV(qf, qb, kb * 128, 8, false);
+      s[2 * (kb % 2)] = coopMatMulAddNV(ah, qf, s[2 * (kb % 2)]);
+      s[2 * (kb % 2) + 1] = coopMatMulAddNV(al, qf, s[2 * (kb % 2) + 1]);
     }
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1; the hi and
@@ -287,7 +308,8 @@ void main() {
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u, t = tb + g + 8u * (i >> 1);
-      float v = (s[i] + subgroupShuffleXor(s[i], 2u)) * (kn[i >> 1] * unscale);
+      const float si = (s[0][i] + s[1][i]) + (s[2][i] + s[3][i]);
+      float v = (si + subgroupShuffleXor(si, 2u)) * (kn[i >> 1] * unscale);
       if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
       sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
     }

@@ -418,8 +418,8 @@ TEST_F(BadInput, DecoderCallsFailClearlyAndTheCacheKeepsWorking) {
        [&] { dec.decode(0, one, 1, {inf_half_q.data(), inf_half_q.size() * 2, TensorFormat::f16}, o); }},
       {"decode", "stale id", ErrorCode::not_found, stale_name, [&] { dec.decode(0, stale, 1, q, o); }},
       {"decode", "layer out of range", ErrorCode::invalid_argument, "layer 2", [&] { dec.decode(2, one, 1, q, o); }},
-      {"decode", "unknown Variant", ErrorCode::invalid_argument, "Variant value 6",
-       [&] { dec.decode(0, one, 1, q, o, options([](DecodeOptions& x) { x.variant = Variant(6); })); }},
+      {"decode", "unknown Variant", ErrorCode::invalid_argument, "Variant value 7",
+       [&] { dec.decode(0, one, 1, q, o, options([](DecodeOptions& x) { x.variant = Variant(7); })); }},
       {"decode", "Inf scale", ErrorCode::invalid_argument, "scale inf",
        [&] { dec.decode(0, one, 1, q, o, options([](DecodeOptions& x) { x.scale = INFINITY; })); }},
       // record
