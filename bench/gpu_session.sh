@@ -33,7 +33,7 @@ for step in "$@"; do
       (nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm,clocks.max.mem --format=csv
        $B/profile/turboprof devices; $B/profile/turboprof devices --json) 2>&1 | tee "$OUT/devices.txt" | head -12 ;;
     tests)
-      (for t in test_vk_runtime test_cache test_plan test_decode test_decode_modes test_variants_modes; do
+      (for t in test_vk_runtime test_cache test_plan test_decode test_decode_modes test_variants_modes test_decode_tc; do
          $B/tests/$t --gtest_brief=1; done
        TKV_LARGE_CONTEXTS=1 $B/tests/test_decode --gtest_filter='*LargeContexts*') 2>&1 | tee "$OUT/tests.txt" | tail -40 ;;
     profile)
