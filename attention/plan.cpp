@@ -22,9 +22,13 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 
 // Workgroups that keep every SM/CU busy: the kernel streams without workgroup barriers and holds
 // few registers, so several workgroups per unit run at once and hide the memory latency.
-uint32_t target_workgroups(const DeviceCaps& caps) {
+// The tensor-core kernel holds ~150 registers per invocation and 2 of its workgroups run per SM
+// (H100: forced split counts at 32K and 128K were fastest at 2 x 132 workgroups, 9-16% faster than
+// 4 x 132; 2.4-3 x 132 were slowest, a second wave with one workgroup per SM).
+constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2;
+uint32_t target_workgroups(const DeviceCaps& caps, Variant variant) {
   const uint32_t units = caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
-  return kWorkgroupsPerUnit * units;
+  return (variant == Variant::tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnit) * units;
 }
 
 uint32_t min_subgroup(const DeviceCaps& caps) {
@@ -182,7 +186,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no reduce pass";
     p.chunk = ceil_div(ctx, step) * step;
   } else {
-    const uint32_t target = target_workgroups(caps);
+    const uint32_t target = target_workgroups(caps, p.variant);
     // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
     // wave: a few workgroups beyond what the units hold at once run as a second wave (H200 at
     // 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A ragged

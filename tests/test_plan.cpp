@@ -167,7 +167,8 @@ TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   EXPECT_EQ(p.chunk % 64, 0u);
   EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
   EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
-  EXPECT_LE(p.workgroups, 4u * caps.compute_units);
+  EXPECT_LE(p.workgroups, 2u * caps.compute_units);  // two of its workgroups fit an SM
+  EXPECT_GT(p.workgroups, caps.compute_units);
   // One split still goes through the reduce pass (the kernel writes partials only).
   const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
   EXPECT_EQ(short_plan.splits, 1u);

@@ -118,16 +118,17 @@ TEST_F(PolicyTest, NvidiaUsesTheSharedMemoryCodebookAtEveryDepth) {
   EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::smem);
 }
 
-TEST_F(PolicyTest, NvidiaWithTensorCoresUsesTcForTurbo2And3From32K) {
-  // The H100 measurement of 2026-11-22 (session 4): tc faster at 32K and 128K for turbo2/turbo3,
-  // slower at 8K and for turbo4 at every depth. Only where the probe found the fragment layout.
+TEST_F(PolicyTest, NvidiaWithTensorCoresUsesTcForTurbo2And3AtEveryDepth) {
+  // The H100 measurement of 2026-11-22 (session 4): tc faster at 1K-128K for turbo2 and turbo3,
+  // slower for turbo4 at every depth. Only where the probe found the fragment layout.
   DeviceCaps caps = h100();
   caps.cooperative_matrix_nv = true;
   caps.cooperative_matrix_shapes = {"16x8x16 f16*f16+f32 subgroup"};
   caps.mma_fragment_layout = true;
   const auto policy = DispatchPolicy::defaults(caps);
   for (KvType t : {KvType::turbo2, KvType::turbo3}) {
-    EXPECT_EQ(policy.choose(llama8b(8192, t)).request.variant, Variant::smem) << type_name(t);
+    EXPECT_EQ(policy.choose(llama8b(1, t)).request.variant, Variant::tc) << type_name(t);
+    EXPECT_EQ(policy.choose(llama8b(4096, t)).request.variant, Variant::tc) << type_name(t);
     EXPECT_EQ(policy.choose(llama8b(32768, t)).request.variant, Variant::tc) << type_name(t);
     EXPECT_EQ(policy.choose(llama8b(131072, t)).request.variant, Variant::tc) << type_name(t);
   }
