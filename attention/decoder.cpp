@@ -239,23 +239,23 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
 
   const auto& kl = cache_.layout(Side::k).row;
   const auto& vl = cache_.layout(Side::v).row;
-  // The ids of shaders/decode.comp's specialization constants, in order.
-  const std::vector<uint32_t> constants = {
-      uint32_t(c.k_type),    uint32_t(c.v_type),   c.head_dim,         kl.stored_dim,
-      kl.groups,             kl.group_elems,       kl.bits_row_bytes,  vl.stored_dim,
-      vl.groups,             vl.group_elems,       vl.bits_row_bytes,  c.page_size,
-      c.kv_heads,            q_heads_ / c.kv_heads, m,                 p.rows,
-      p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
-      p.direct() ? 1u : 0u,  uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
-      uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
-  // shaders/decode_tc.comp's constants, in order (the tensor-core variant).
-  const std::vector<uint32_t> tc_constants = {
-      uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim, kl.stored_dim, kl.bits_row_bytes, vl.bits_row_bytes,
-      c.page_size,        c.kv_heads,         q_heads_ / c.kv_heads,   m, p.rows, uint32_t(q.format), uint32_t(p.mode)};
+  // The specialization constants of the plan's shader, in id order: shaders/decode_tc.comp for the
+  // tensor-core variant, shaders/decode.comp otherwise (built once per call, the chosen one only).
   const bool tc = p.variant == Variant::tc;
+  const std::vector<uint32_t> constants =
+      tc ? std::vector<uint32_t>{uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim, kl.stored_dim,
+                                 kl.bits_row_bytes,  vl.bits_row_bytes,  c.page_size, c.kv_heads,
+                                 q_heads_ / c.kv_heads, m, p.rows, uint32_t(q.format), uint32_t(p.mode)}
+         : std::vector<uint32_t>{
+               uint32_t(c.k_type),    uint32_t(c.v_type),   c.head_dim,         kl.stored_dim,
+               kl.groups,             kl.group_elems,       kl.bits_row_bytes,  vl.stored_dim,
+               vl.groups,             vl.group_elems,       vl.bits_row_bytes,  c.page_size,
+               c.kv_heads,            q_heads_ / c.kv_heads, m,                 p.rows,
+               p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
+               p.direct() ? 1u : 0u,  uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
+               uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
   auto& pipelines = cache_.context().pipelines();
-  const auto& decode = pipelines.get({tc ? "decode_tc" : "decode", tc ? tc_constants : constants, 7,
-                                      uint32_t(sizeof(DecodePush))});
+  const auto& decode = pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush))});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer

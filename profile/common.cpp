@@ -46,6 +46,26 @@ std::vector<uint32_t> resolve_depths(const CommonOptions& o, const DeviceCaps& c
   return parse_depths(caps.device_class == DeviceClass::cpu ? cpu_default : gpu_default);
 }
 
+namespace {
+
+// The decode shape of a measurement point, as the planner sees it.
+DecodeShape point_shape(const Shape& shape, const TypePair& pair, uint32_t batch, uint32_t m, uint32_t depth,
+                        uint32_t page_size) {
+  DecodeShape ds;
+  ds.k_type = pair.k;
+  ds.v_type = pair.v;
+  ds.head_dim = shape.head_dim;
+  ds.q_heads = shape.q_heads;
+  ds.kv_heads = shape.kv_heads;
+  ds.batch = batch;
+  ds.m = m;
+  ds.max_context = depth;
+  ds.page_size = page_size;
+  return ds;
+}
+
+}  // namespace
+
 void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pair, uint32_t depth, uint32_t batch,
                  uint32_t m, const std::vector<Variant>& variants) {
   const std::string where = pair.label() + " at depth " + depth_label(depth) + " (batch " + std::to_string(batch) +
@@ -69,16 +89,7 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
     if (const uint64_t have = caps.device_local_bytes(); have && need > have)
       fail(ErrorCode::capacity, "needs about " + mib(need) + " of device memory (cache and read floor), the device has " +
                                     mib(have));
-    DecodeShape ds;
-    ds.k_type = pair.k;
-    ds.v_type = pair.v;
-    ds.head_dim = shape.head_dim;
-    ds.q_heads = shape.q_heads;
-    ds.kv_heads = shape.kv_heads;
-    ds.batch = batch;
-    ds.m = m;
-    ds.max_context = depth;
-    ds.page_size = cfg.page_size;
+    const DecodeShape ds = point_shape(shape, pair, batch, m, depth, cfg.page_size);
     for (Variant v : point_variants(caps, shape, pair, variants, m)) {
       PlanRequest request;
       request.variant = v;
@@ -92,15 +103,8 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
 std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
                                     const std::vector<Variant>& variants, uint32_t m) {
   if (!variant_applies(pair.k) && !variant_applies(pair.v)) return {Variant::automatic};
-  DecodeShape ds;
-  ds.k_type = pair.k;
-  ds.v_type = pair.v;
-  ds.head_dim = shape.head_dim;
-  ds.q_heads = shape.q_heads;
-  ds.kv_heads = shape.kv_heads;
-  ds.m = m;
   std::vector<Variant> out;
-  const std::string tc_problem = tensor_core_problem(caps, ds);
+  const std::string tc_problem = tensor_core_problem(caps, point_shape(shape, pair, 1, m, 1, 64));
   for (Variant v : variants)
     if (v != Variant::tc || tc_problem.empty()) out.push_back(v);
   if (out.empty()) fail(ErrorCode::invalid_argument, "variant tc cannot run " + pair.label() + ": " + tc_problem);

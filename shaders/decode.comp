@@ -145,10 +145,8 @@ shared float kcb[16];  // smem, turbo4: the codebook
 shared float vcb[16];
 // The centroids of pair-table entry e of a turbo type.
 vec2 pair_entry(uint type, uint e) {
-  if (type == TYPE_TURBO4) return vec2(turbo_centroid(type, VARIANT_LUT8, e & 15u), turbo_centroid(type, VARIANT_LUT8, e >> 4));
-  if (type == TYPE_TURBO2) return vec2(turbo_centroid(type, VARIANT_LUT8, e & 3u), turbo_centroid(type, VARIANT_LUT8, (e >> 2) & 3u));
-  return vec2(turbo_centroid(type, VARIANT_LUT8, (e & 3u) | (((e >> 4) & 1u) << 2)),
-              turbo_centroid(type, VARIANT_LUT8, ((e >> 2) & 3u) | (((e >> 5) & 1u) << 2)));
+  const uvec2 i = pair_indices(type, e);
+  return vec2(turbo_centroid(type, VARIANT_LUT8, i.x), turbo_centroid(type, VARIANT_LUT8, i.y));
 }
 shared vec4 sc4[NTEAMS * NV / 4];       // per team: the step's scores, then its probabilities
 // The split's page numbers, read once. The plan keeps a split within this many pages.
@@ -168,9 +166,6 @@ shared uint split_pages[MAX_SPLIT_PAGES];
   } else {                                                                                \
     dst[0] = P1[(off) >> 2];                                                              \
   }
-
-// The f16 scale at byte offset `off` of a pool.
-float half_at(uint word, uint off) { return unpackHalf2x16((off & 2u) != 0u ? (word >> 16) : word).x; }
 
 // Fetches the lane's part of token `slot` of `page` (K when is_k): only what the profile mode reads.
 #define TKV_DEFINE_FETCH(NAME, P4, P2, P1, TYPE, GROUP, GROUPS, BITS_ROW, REGION, NW, LBITS, GBYTES, DIM)      \
@@ -268,13 +263,7 @@ TKV_DEFINE_VALUES(v_values, V_TYPE, V_NW, V_LBITS, V_VARIANT, vpair, vcb, V_PAIR
 #define R_INDEX(j, d) ((j) * QDIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 
-float load_q(uint index) {
-  if (Q_F16 != 0) {
-    const uint w = qw[index >> 1];
-    return unpackHalf2x16((index & 1u) != 0u ? (w >> 16) : w).x;
-  }
-  return uintBitsToFloat(qw[index]);
-}
+#include "query.glsl"
 
 // The per-token parts of a step, written as macros of a literal token index and expanded for
 // 0..7 (guarded by UNROLL): the driver left loops over the tokens rolled once their bodies grew,

@@ -111,18 +111,8 @@ const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
 uvec2 pair_entry(uint type, uint e) {
-  uint a, b;
-  if (type == TYPE_TURBO4) {
-    a = e & 15u;
-    b = e >> 4;
-  } else if (type == TYPE_TURBO2) {
-    a = e & 3u;
-    b = (e >> 2) & 3u;
-  } else {
-    a = (e & 3u) | (((e >> 4) & 1u) << 2);
-    b = ((e >> 2) & 3u) | (((e >> 5) & 1u) << 2);
-  }
-  const float ca = CS * turbo_centroid(type, VARIANT_LUT8, a), cb = CS * turbo_centroid(type, VARIANT_LUT8, b);
+  const uvec2 i = pair_indices(type, e);
+  const float ca = CS * turbo_centroid(type, VARIANT_LUT8, i.x), cb = CS * turbo_centroid(type, VARIANT_LUT8, i.y);
   const f16vec2 a2 = split_hilo(ca), b2 = split_hilo(cb);
   return uvec2(packFloat2x16(f16vec2(a2.x, b2.x)), packFloat2x16(f16vec2(a2.y, b2.y)));
 }
@@ -141,8 +131,6 @@ const uint KS = K_NW % 8 == 0 ? K_NW + 4 : K_NW, VS = V_NW % 8 == 0 ? V_NW + 4 :
 const uint KOFF = 16 * KS, NOFF = KOFF + 16 * VS, SWORDS = NOFF + 16;  // V rows, norms, total
 shared uint stage_w[SUBGROUPS * SWORDS];
 #define SW(i) stage_w[i]
-
-float half_of(uint word, uint slot) { return unpackHalf2x16((slot & 1u) != 0u ? word >> 16 : word).x; }
 
 // K pair (dims 16 kb + 2c + 8h, +1) of a token's row words: the pair-table entry.
 #define K_ENTRY(w, kb, h)                                                                          \
@@ -182,13 +170,7 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uvec4 pre[NPR
 #define R_INDEX(j, d) ((j) * DIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 
-float load_q(uint index) {
-  if (Q_F16 != 0) {
-    const uint w = qw[index >> 1];
-    return unpackHalf2x16((index & 1u) != 0u ? (w >> 16) : w).x;
-  }
-  return uintBitsToFloat(qw[index]);
-}
+#include "query.glsl"
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -277,8 +259,8 @@ void main() {
     const uint kw0 = sbase + g * KS, kw1 = kw0 + 8u * KS;
     const uint va0 = sbase + KOFF + 2u * c * VS, vb0 = va0 + VS, va1 = va0 + 8u * VS, vb1 = va1 + VS;
     const uint kn_at = sbase + NOFF, vn_at = kn_at + 8u;
-    const float kn[2] = float[](READS ? half_of(SW(kn_at + g / 2u), g) : 1.0, READS ? half_of(SW(kn_at + 4u + g / 2u), g) : 1.0);
-    const float vn[2] = float[](READS ? half_of(SW(vn_at + g / 2u), g) : 1.0, READS ? half_of(SW(vn_at + 4u + g / 2u), g) : 1.0);
+    const float kn[2] = float[](READS ? half_at(SW(kn_at + g / 2u), 2u * g) : 1.0, READS ? half_at(SW(kn_at + 4u + g / 2u), 2u * g) : 1.0);
+    const float vn[2] = float[](READS ? half_at(SW(vn_at + g / 2u), 2u * g) : 1.0, READS ? half_at(SW(vn_at + 4u + g / 2u), 2u * g) : 1.0);
 
     // Scores: the centroid fragments of each 16-dim block, hi then lo, times Qb.
     // Four accumulators (block parity x hi/lo): chains of BLOCKS / 2 dependent MMAs, not 2 BLOCKS.

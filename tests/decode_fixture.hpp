@@ -77,6 +77,11 @@ inline FilledCache fill_cache(const DecodeCase& c, uint32_t layers = 1, uint32_t
   return f;
 }
 
+// The case's shape as the planner sees it (context left to the plan's minimum).
+inline DecodeShape decode_shape(const DecodeCase& c, uint32_t page_size = 32) {
+  return {c.k_type, c.v_type, c.head_dim, c.kv_heads * c.ratio, c.kv_heads, uint32_t(c.lengths.size()), c.m, 0, page_size};
+}
+
 inline std::vector<float> random_queries(const DecodeCase& c) {
   std::mt19937 rng(c.seed * 7919 + 3);
   return random_rows(rng, uint32_t(c.lengths.size()) * c.m, c.kv_heads * c.ratio, c.head_dim, false);

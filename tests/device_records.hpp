@@ -21,6 +21,16 @@ inline DeviceCaps h100() {
   return c;
 }
 
+// The H100 as the tc decode variant needs it: VK_NV_cooperative_matrix enabled, with the 16x8x16
+// f16 shape and the fragment layout kvcache/vk/coopmat_probe.cpp found on it (2026-11-22).
+inline DeviceCaps h100_tensor_cores() {
+  DeviceCaps c = h100();
+  c.cooperative_matrix_nv = true;
+  c.cooperative_matrix_shapes = {"16x8x16 f16*f16+f16 subgroup", "16x8x16 f16*f16+f32 subgroup"};
+  c.mma_fragment_layout = true;
+  return c;
+}
+
 inline DeviceCaps rdna3() {
   DeviceCaps c;
   c.name = "AMD Radeon RX 7700 XT (RADV NAVI32)";

@@ -16,8 +16,7 @@ namespace {
 constexpr double kExactBound = 1e-4;
 
 std::string problem(const DecodeCase& c, ProfileMode mode = ProfileMode::full) {
-  DecodeShape s{c.k_type, c.v_type, c.head_dim, c.kv_heads * c.ratio, c.kv_heads, uint32_t(c.lengths.size()), c.m, 0, 32};
-  return tensor_core_problem(shared_context()->caps(), s, mode);
+  return tensor_core_problem(shared_context()->caps(), decode_shape(c), mode);
 }
 
 double tc_error(const DecodeCase& c, uint32_t splits = 0) {

@@ -135,16 +135,6 @@ TEST(Plan, PartialScoresPerLaneStayWithinTheKernelsArrays) {
 
 namespace {
 
-// The H100 as the tc variant needs it: VK_NV_cooperative_matrix enabled, with the 16x8x16 f16
-// shape and mma.m16n8k16 fragments (what kvcache/vk/coopmat_probe.cpp checks on the device).
-DeviceCaps h100_tensor_cores() {
-  DeviceCaps c = h100();
-  c.cooperative_matrix_nv = true;
-  c.cooperative_matrix_shapes = {"16x8x16 f16*f16+f16 subgroup", "16x8x16 f16*f16+f32 subgroup"};
-  c.mma_fragment_layout = true;
-  return c;
-}
-
 std::string tc_error(const DeviceCaps& caps, const DecodeShape& s, ProfileMode mode = ProfileMode::full) {
   try {
     plan_decode(caps, s, {.variant = Variant::tc, .mode = mode});

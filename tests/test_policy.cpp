@@ -121,10 +121,7 @@ TEST_F(PolicyTest, NvidiaUsesTheSharedMemoryCodebookAtEveryDepth) {
 TEST_F(PolicyTest, NvidiaWithTensorCoresUsesTcForTurbo2And3AtEveryDepth) {
   // The H100 measurement of 2026-11-22 (session 4): tc faster at 1K-128K for turbo2 and turbo3,
   // slower for turbo4 at every depth. Only where the probe found the fragment layout.
-  DeviceCaps caps = h100();
-  caps.cooperative_matrix_nv = true;
-  caps.cooperative_matrix_shapes = {"16x8x16 f16*f16+f32 subgroup"};
-  caps.mma_fragment_layout = true;
+  DeviceCaps caps = h100_tensor_cores();
   const auto policy = DispatchPolicy::defaults(caps);
   for (KvType t : {KvType::turbo2, KvType::turbo3}) {
     EXPECT_EQ(policy.choose(llama8b(1, t)).request.variant, Variant::tc) << type_name(t);

@@ -17,8 +17,7 @@ namespace {
 // Whether the device offers variant v for the case (tc needs tensor cores: test_decode_tc).
 bool offered(const DecodeCase& c, Variant v) {
   if (v != Variant::tc) return true;
-  const DecodeShape s{c.k_type, c.v_type, c.head_dim, c.kv_heads * c.ratio, c.kv_heads, uint32_t(c.lengths.size()), c.m, 0, 32};
-  return tensor_core_problem(shared_context()->caps(), s).empty();
+  return tensor_core_problem(shared_context()->caps(), decode_shape(c)).empty();
 }
 
 double run_with(const DecodeCase& c, Variant v, ProfileMode mode = ProfileMode::full) {
