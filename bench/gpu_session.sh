@@ -9,12 +9,15 @@
 #   ab        A/B of the turboprof builds in $AB_DIR (build-ab/turboprof-<label>), rounds alternating
 #   tc        the tensor-core variant: test_decode_tc, then tc vs smem profiles
 #   splits    short contexts: µs per call at the plan's split count and at forced counts
+#   inspect   what the compiler made of the decode pipelines: statistics and the SASS from the
+#             pipeline cache (bench/sass_dump.py; everything in $OUT/inspect.tar.gz)
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
 for f in .gl/*.deb; do dpkg -x "$f" /; done
 ldconfig
 export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
+export PATH="$PWD/.gl/bin:$PATH"  # zstd for bench/sass_dump.py
 B=${TKV_BUILD:-build}
 AB_DIR=${AB_DIR:-build-ab}
 # The loader finds the driver by itself on some machines; where no device shows up, name it.
@@ -122,6 +125,17 @@ for t, c in keys:
     print(t, c, " ".join("%.1f" % statistics.median(d[(t, c, l)]) if d.get((t, c, l)) else "-" for l in labels))
 PY
       ;;
+    inspect)
+      I=/tmp/inspect; rm -rf $I; mkdir -p $I
+      (command -v ncu nvdisasm cuobjdump; ncu --version; nvdisasm --version) > $I/tools.txt 2>&1
+      TKV_PIPELINE_STATS=1 TKV_PIPELINE_IR=$I/ir TKV_LOG=debug TKV_CACHE_DIR=$I/cache $B/profile/turboprof profile \
+        --workload llama8b --ctx 32k,128k --types ${INSPECT_TYPES:-turbo3,f16} --variants ${INSPECT_VARIANTS:-smem,tc} \
+        --modes 0,1 --repeat 20 > $I/run.txt 2>&1
+      grep -E "built pipeline|^(f16|turbo)" $I/run.txt | cut -c1-400 | sort | uniq | head -40
+      # (the driver returns no internal representations, and ncu sees no Vulkan dispatches: the
+      # SASS comes from the pipeline cache)
+      python3 bench/sass_dump.py $I/sass $I/cache 2>&1 | cut -c1-220 | tee $I/sass-index.txt
+      tar czf "$OUT/inspect.tar.gz" -C /tmp inspect ;;
     targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
       TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
     *) echo "unknown step $step" ;;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <atomic>
 #include <cstring>
@@ -68,6 +69,47 @@ std::string read_statistics(VkDevice d, VkPipeline pipeline) {
     }
   }
   return out;
+}
+
+// Writes the driver's internal representations of the pipeline (whatever it offers: IR text,
+// machine code) to files <dir>/<label>-<executable>-<name>.{txt,bin}, for reading the compiled
+// code of a kernel (TKV_PIPELINE_IR=dir).
+void dump_internal_representations(VkDevice d, VkPipeline pipeline, const std::string& dir, const std::string& label) {
+  auto props_fn = reinterpret_cast<PFN_vkGetPipelineExecutablePropertiesKHR>(
+      vkGetDeviceProcAddr(d, "vkGetPipelineExecutablePropertiesKHR"));
+  auto ir_fn = reinterpret_cast<PFN_vkGetPipelineExecutableInternalRepresentationsKHR>(
+      vkGetDeviceProcAddr(d, "vkGetPipelineExecutableInternalRepresentationsKHR"));
+  if (!props_fn || !ir_fn) return;
+  VkPipelineInfoKHR pinfo{VK_STRUCTURE_TYPE_PIPELINE_INFO_KHR};
+  pinfo.pipeline = pipeline;
+  uint32_t n = 0;
+  if (props_fn(d, &pinfo, &n, nullptr) != VK_SUCCESS) return;
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  for (uint32_t e = 0; e < n; ++e) {
+    VkPipelineExecutableInfoKHR einfo{VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INFO_KHR};
+    einfo.pipeline = pipeline;
+    einfo.executableIndex = e;
+    uint32_t count = 0;
+    if (ir_fn(d, &einfo, &count, nullptr) != VK_SUCCESS || count == 0) continue;
+    std::vector<VkPipelineExecutableInternalRepresentationKHR> irs(
+        count, {VK_STRUCTURE_TYPE_PIPELINE_EXECUTABLE_INTERNAL_REPRESENTATION_KHR});
+    if (ir_fn(d, &einfo, &count, irs.data()) != VK_SUCCESS) continue;
+    std::vector<std::vector<char>> data(count);
+    for (uint32_t i = 0; i < count; ++i) {
+      data[i].resize(irs[i].dataSize);
+      irs[i].pData = data[i].data();
+    }
+    if (ir_fn(d, &einfo, &count, irs.data()) != VK_SUCCESS) continue;
+    for (uint32_t i = 0; i < count; ++i) {
+      std::string name = irs[i].name;
+      for (char& ch : name)
+        if (!std::isalnum(static_cast<unsigned char>(ch))) ch = '_';
+      const std::string file = dir + "/" + label + "-" + std::to_string(e) + "-" + name + (irs[i].isText ? ".txt" : ".bin");
+      std::ofstream out(file, std::ios::binary | std::ios::trunc);
+      out.write(data[i].data(), std::streamsize(irs[i].isText && !data[i].empty() ? data[i].size() - 1 : data[i].size()));
+    }
+  }
 }
 
 }  // namespace
@@ -218,6 +260,8 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   info.layout = p.layout;
   const bool stats = ctx_.pipeline_statistics() && std::getenv("TKV_PIPELINE_STATS");
   if (stats) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;
+  const char* ir_dir = ctx_.pipeline_statistics() ? std::getenv("TKV_PIPELINE_IR") : nullptr;
+  if (ir_dir && *ir_dir) info.flags |= VK_PIPELINE_CREATE_CAPTURE_INTERNAL_REPRESENTATIONS_BIT_KHR;
   if (VkResult r = vkCreateComputePipelines(d, cache_, 1, &info, nullptr, &p.pipeline); r != VK_SUCCESS) {
     vkDestroyPipelineLayout(d, p.layout, nullptr);
     vkDestroyDescriptorSetLayout(d, p.set_layout, nullptr);
@@ -225,6 +269,12 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   }
   detail::count(detail::live_counters().pipelines, 1);
   if (stats) p.statistics = read_statistics(d, p.pipeline);
+  if (ir_dir && *ir_dir) {
+    std::string values;
+    for (uint32_t c : key.constants) values += (values.empty() ? "" : "_") + std::to_string(c);
+    dump_internal_representations(d, p.pipeline, ir_dir, key.shader + "-" + std::to_string(fnv1a(
+        reinterpret_cast<const uint8_t*>(values.data()), values.size()) % 1000000));
+  }
   if (spdlog::should_log(spdlog::level::debug)) {
     std::string values;
     for (uint32_t c : key.constants) {
