@@ -70,14 +70,12 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
-    auto pairs = [](KvType t) -> uint32_t { return t == KvType::turbo4 ? 256 : t == KvType::turbo3 ? 64 : 16; };
-    auto stride = [&](KvType t) {  // words per staged row, padded as the shader pads them
-      const uint32_t nw = RowLayout::make(t, s.head_dim).bits_row_bytes / 4;
-      return nw % 8 == 0 ? nw + 4 : nw;
-    };
-    const uint32_t stage_words = 16 * stride(s.k_type) + 16 * stride(s.v_type) + 16;
-    return 8 * (pairs(s.k_type) + pairs(s.v_type)) + 4 * p.rows * dim + 2 * dim * 8 + 2 * 4 * 16 * 8 +
-           4 * 4 * p.rows * dim + 4 * 4 * p.rows * 2 + 4 * kMaxSplitPages + 4 * 4 * stage_words + 4;
+    // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
+    // turbo3 64; turbo4 64 magnitude pairs), later for the subgroups' outputs; the query rows, Qb,
+    // Pb, the page list.
+    auto entries = [](KvType t) -> uint32_t { return t == KvType::turbo2 ? 16 : 64; };
+    const uint32_t region = std::max(8 * 16 * (entries(s.k_type) + entries(s.v_type)), 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
+    return region + 4 * p.rows * dim + 2 * dim * 8 + 2 * 4 * 16 * 8 + 4 * kMaxSplitPages + 4;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -138,9 +136,19 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     uint32_t dpl = 4;  // the largest power of two up to 16 within the register budget (q and o)
     while (dpl < 16 && p.rows * dpl * 4 <= kLaneRegisterBudget) dpl *= 2;
     p.dims_per_lane = std::max(request.dims_per_lane ? request.dims_per_lane : dpl, dpl_min);
+    // Turbo tiles (kvcache/layout.hpp): a V token's dims are spread over 8 lanes of a tile, so a
+    // team of at least 8 lanes; a K token's over 4.
+    const uint32_t min_team = traits(s.v_type).is_turbo ? 8 : traits(s.k_type).is_turbo ? 4 : 1;
+    if (min_team > max_team)
+      fail(ErrorCode::invalid_argument, "decode: turbo " + std::string(traits(s.v_type).is_turbo ? "V" : "K") +
+                                            " needs teams of " + std::to_string(min_team) + " lanes; subgroups of " +
+                                            std::to_string(max_team) + " on " + caps.name + " are too small");
+    while (pow2_ceil(ceil_div(qdim, p.dims_per_lane)) < min_team && p.dims_per_lane > 4) p.dims_per_lane /= 2;
     p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
     // Tokens per step: the most that divide the page size and fit the shared memory.
-    p.unroll = request.unroll ? request.unroll : 4;
+    // (Turbo tiles: a lane holds up to 3 words per token and side; at 4 tokens the H100 compiler
+    // spilled 560 B per invocation (turbo3, 8 dims x 4 rows), so 2 by default.)
+    p.unroll = request.unroll ? request.unroll : min_team > 1 ? 2 : 4;
     // (The kernel holds unroll x rows partial scores per lane, padded to a power of two: at most 32.)
     while (p.unroll > 1 && (s.page_size % p.tokens_per_step() != 0 || decode_shared_bytes(caps, s, p) > budget ||
                             p.unroll * pow2_ceil(p.rows) > 32))

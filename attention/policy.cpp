@@ -263,14 +263,13 @@ DispatchPolicy DispatchPolicy::defaults(const DeviceCaps& caps) {
   p.source_ = std::string("defaults: ") + row.label;
   p.fallback_source_ = p.source_;
   // Where the tensor-core variant runs (VK_NV_cooperative_matrix with the fragment layout it
-  // builds), it is the default for turbo2 / turbo3 K at every depth: H100, 2026-11-22
-  // (bench/results/2026-11-22-h100-session4/, with 2 of its workgroups per SM), turbo2 / turbo3
-  // against smem: 1K 16.8 / 17.9 us against 18.2 / 18.6, 4K 19.7 / 21.5 against 24.8 / 25.8, 8K
-  // 23 / 27 against 30 / 33, 32K 43 / 56 against 63 / 70, 128K 120.5 / 168 against 184 / 214.
-  // turbo4 was slower at every depth. A shape tc cannot run (say f16 V) falls back to the row's
-  // variant.
+  // builds), it is the default for every turbo K type at every depth: H100, 2026-11-24
+  // (bench/results/2026-11-24-h100-session5/), on the tile layout, turbo2 / turbo3 / turbo4 tc at
+  // 8K 22.6 / 23.6 / 25.6 us, 32K 37.6 / 39.6 / 47.4, 128K 94.7 / 97.5 / 127.7, against smem's
+  // 30.2 / 32.8 / 30.7, 61.7 / 70.0 / 61.7, 184 / 215 / 182 on the row layout it replaced. A shape
+  // tc cannot run (say f16 V, or two rotation groups) falls back to the row's variant.
   if (caps.cooperative_matrix_nv && caps.mma_fragment_layout && row.vendor == Vendor::nvidia && !row.cpu)
-    for (KvType t : {KvType::turbo2, KvType::turbo3})
+    for (KvType t : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
       p.rules_.push_back({.k_type = t, .variant = Variant::tc,
                           .note = "tensor cores, measured on an H100"});
   p.rules_.push_back({.variant = row.variant, .note = "built-in placeholder"});

@@ -39,7 +39,8 @@ def containers(blob):
 
 def code_of(container):
     _, size, off = struct.unpack_from("<3I", container, 0x48)
-    return container[off + 8:off + size]
+    code = container[off + 8:off + size]
+    return code[:len(code) // 16 * 16]
 
 
 def histogram(code):

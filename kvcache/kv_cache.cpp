@@ -26,10 +26,10 @@ struct QuantizePush {
   uint32_t first_pos;
 };
 
-std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format) {
+std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format, Side side) {
   return {uint32_t(l.row.type), l.row.head_dim, l.row.stored_dim,   l.row.groups,
           l.row.group_elems,    l.row.bits_row_bytes, l.page_size, l.kv_heads,
-          format == RowFormat::f16 ? 1u : 0u};
+          format == RowFormat::f16 ? 1u : 0u, side == Side::v ? 1u : 0u};
 }
 
 size_t element_bytes(RowFormat f) { return f == RowFormat::f16 ? 2 : 4; }
@@ -297,7 +297,7 @@ void KvCache::record_quantize(vk::Recorder& r, SequenceId seq, uint32_t layer, S
                               uint64_t src_token_stride) {
   const PageLayout& l = layout(side);
   const auto& pipeline =
-      ctx_->pipelines().get({"quantize", quantize_constants(l, format), 3, uint32_t(sizeof(QuantizePush))});
+      ctx_->pipelines().get({"quantize", quantize_constants(l, format, side), 3, uint32_t(sizeof(QuantizePush))});
   const size_t eb = element_bytes(format);
   // The shader indexes 32-bit words from the binding's start; bind at a 16-byte aligned offset
   // (storage-buffer offset alignment) and pass the remainder in elements.
@@ -408,7 +408,7 @@ void KvCache::record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
 namespace {
 
 // Copy regions between a pool and a packed [bits rows][scale rows] staging area for positions
-// [begin, end) of one head, one pair of regions per run of positions inside a page.
+// [begin, end) of one head, one pair of regions per run of positions inside a page (row layouts).
 std::vector<VkBufferCopy> row_regions(const PageLayout& l, const std::vector<uint32_t>& pages, uint32_t head,
                                       uint32_t begin, uint32_t end, bool to_pool) {
   std::vector<VkBufferCopy> regions;
@@ -431,6 +431,30 @@ std::vector<VkBufferCopy> row_regions(const PageLayout& l, const std::vector<uin
   return regions;
 }
 
+// The tiles that hold positions [begin, end) of one head (tile layouts), packed one after the
+// other in a staging area: one copy region per page, and where each position's tile landed.
+struct TileRuns {
+  std::vector<VkBufferCopy> regions;  // pool -> staging
+  std::vector<uint64_t> at;           // per position: its tile's offset in the staging area
+  uint64_t bytes = 0;
+};
+
+TileRuns tile_runs(const PageLayout& l, const std::vector<uint32_t>& pages, uint32_t head, uint32_t begin,
+                   uint32_t end) {
+  TileRuns r;
+  const uint64_t tile = TileLayout::kTokens * uint64_t(l.row.device_row_bytes());
+  for (uint32_t pos = begin; pos < end;) {
+    const uint32_t page = pages[pos / l.page_size], slot = pos % l.page_size;
+    const uint32_t run = std::min(end - pos, l.page_size - slot);
+    const uint32_t first = slot / TileLayout::kTokens, last = (slot + run - 1) / TileLayout::kTokens;
+    r.regions.push_back({l.tile_offset(page, head, slot), r.bytes, (last - first + 1) * tile});
+    for (uint32_t i = 0; i < run; ++i) r.at.push_back(r.bytes + ((slot + i) / TileLayout::kTokens - first) * tile);
+    r.bytes += (last - first + 1) * tile;
+    pos += run;
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<uint8_t> KvCache::export_rows(SequenceId seq, uint32_t layer, Side side, uint32_t head, uint32_t begin,
@@ -447,8 +471,21 @@ std::vector<uint8_t> KvCache::export_rows(SequenceId seq, uint32_t layer, Side s
                                           " tokens of layer " + std::to_string(layer));
   const PageLayout& l = layout(side);
   const uint64_t n = end - begin;
-  std::vector<uint8_t> out(n * row_bytes(l.row.type, l.row.head_dim));
+  const size_t ref = row_bytes(l.row.type, l.row.head_dim);
+  std::vector<uint8_t> out(n * ref);
   if (n == 0) return out;
+  if (l.tiled()) {
+    const TileRuns runs = tile_runs(l, s.pages, head, begin, end);
+    vk::Buffer staging(*ctx_, runs.bytes, vk::MemoryKind::readback);
+    ctx_->run([&](vk::Recorder& r) {
+      r.copy(buffer(layer, side).handle(), staging.handle(), runs.regions);
+      r.host_barrier();
+    });
+    const auto* tiles = static_cast<const uint8_t*>(staging.mapped());
+    for (uint64_t i = 0; i < n; ++i)
+      tile_to_reference(l.row, side, tiles + runs.at[i], (begin + i) % TileLayout::kTokens, out.data() + i * ref);
+    return out;
+  }
   vk::Buffer staging(*ctx_, n * l.row.device_row_bytes(), vk::MemoryKind::readback);
   const auto regions = row_regions(l, s.pages, head, begin, end, false);
   ctx_->run([&](vk::Recorder& r) {
@@ -457,7 +494,6 @@ std::vector<uint8_t> KvCache::export_rows(SequenceId seq, uint32_t layer, Side s
   });
   const auto* bits = static_cast<const uint8_t*>(staging.mapped());
   const auto* scales = bits + n * l.row.bits_row_bytes;
-  const size_t ref = row_bytes(l.row.type, l.row.head_dim);
   for (uint64_t i = 0; i < n; ++i)
     device_to_reference(l.row, bits + i * l.row.bits_row_bytes, scales + i * l.row.scale_row_bytes, out.data() + i * ref);
   return out;
@@ -491,18 +527,41 @@ void KvCache::import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t he
   check_finite_reference(l.row.type, l.row.head_dim, reference_bytes);
   const uint32_t first_new = reserve(s, std::max<uint64_t>(end, *std::max_element(s.lengths.begin(), s.lengths.end())));
   try {
-    vk::Buffer staging(*ctx_, n * l.row.device_row_bytes(), vk::MemoryKind::upload);
-    auto* bits = static_cast<uint8_t*>(staging.mapped());
-    auto* scales = bits + n * l.row.bits_row_bytes;
-    for (uint64_t i = 0; i < n; ++i)
-      reference_to_device(l.row, reference_bytes.data() + i * ref, bits + i * l.row.bits_row_bytes,
-                          scales + i * l.row.scale_row_bytes);
-    const auto regions = row_regions(l, s.pages, head, begin, uint32_t(end), true);
-    ctx_->run([&](vk::Recorder& r) {
-      record_page_table_update(r, seq, first_new);
-      r.copy(staging.handle(), buffer(layer, side).handle(), regions);
-      r.barrier();
-    });
+    if (l.tiled()) {
+      // The rows' tiles hold other tokens' bits too: read them, write the rows in, write them back.
+      const TileRuns runs = tile_runs(l, s.pages, head, begin, uint32_t(end));
+      vk::Buffer staging(*ctx_, runs.bytes, vk::MemoryKind::readback);
+      ctx_->run([&](vk::Recorder& r) {
+        record_page_table_update(r, seq, first_new);
+        r.copy(buffer(layer, side).handle(), staging.handle(), runs.regions);
+        r.host_barrier();
+      });
+      vk::Buffer upload(*ctx_, runs.bytes, vk::MemoryKind::upload);
+      auto* tiles = static_cast<uint8_t*>(upload.mapped());
+      std::memcpy(tiles, staging.mapped(), runs.bytes);
+      for (uint64_t i = 0; i < n; ++i)
+        reference_to_tile(l.row, side, reference_bytes.data() + i * ref, (begin + i) % TileLayout::kTokens,
+                          tiles + runs.at[i]);
+      auto regions = runs.regions;
+      for (VkBufferCopy& c : regions) std::swap(c.srcOffset, c.dstOffset);
+      ctx_->run([&](vk::Recorder& r) {
+        r.copy(upload.handle(), buffer(layer, side).handle(), regions);
+        r.barrier();
+      });
+    } else {
+      vk::Buffer staging(*ctx_, n * l.row.device_row_bytes(), vk::MemoryKind::upload);
+      auto* bits = static_cast<uint8_t*>(staging.mapped());
+      auto* scales = bits + n * l.row.bits_row_bytes;
+      for (uint64_t i = 0; i < n; ++i)
+        reference_to_device(l.row, reference_bytes.data() + i * ref, bits + i * l.row.bits_row_bytes,
+                            scales + i * l.row.scale_row_bytes);
+      const auto regions = row_regions(l, s.pages, head, begin, uint32_t(end), true);
+      ctx_->run([&](vk::Recorder& r) {
+        record_page_table_update(r, seq, first_new);
+        r.copy(staging.handle(), buffer(layer, side).handle(), regions);
+        r.barrier();
+      });
+    }
   } catch (...) {
     release_pages_beyond(s, *std::max_element(s.lengths.begin(), s.lengths.end()));
     throw;

@@ -37,7 +37,6 @@ struct CacheConfig {
   uint32_t max_sequences = 64;
 };
 
-enum class Side : uint32_t { k = 0, v = 1 };
 enum class RowFormat : uint32_t { f32 = 0, f16 = 1 };
 
 // New tokens' rows in host memory, laid out [token][kv_head][head_dim] for one layer, or

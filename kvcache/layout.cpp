@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "kvcache/error.hpp"
+
 namespace tkv {
 
 RowLayout RowLayout::make(KvType type, uint32_t head_dim) {
@@ -56,6 +58,112 @@ void device_to_reference(const RowLayout& l, const uint8_t* bits, const uint8_t*
     if (header == 4) std::memset(ref + g * block + 2, 0, 2);
     std::memcpy(ref + g * block + header, bits + g * body, body);
   }
+}
+
+TileLayout TileLayout::make(const RowLayout& row) {
+  if (!traits(row.type).is_turbo)
+    fail(ErrorCode::invalid_argument, "tile layout: " + std::string(type_name(row.type)) + " is stored as rows");
+  TileLayout t;
+  t.mag_bits = traits(row.type).index_bits - 1;
+  t.blocks = row.stored_dim / 16;
+  t.groups = row.groups;
+  return t;
+}
+
+TileSlot tile_slot(Side side, uint32_t t, uint32_t d) {
+  const uint32_t blk = d / 16, dd = d % 16;
+  if (side == Side::k) {  // token g + 8 (r >> 1), dims 16 blk + 8 (r & 1) + 2c + e
+    const uint32_t g = t % 8, c = (dd % 8) / 2;
+    return {4 * g + c, 4 * blk + 2 * (t / 8) + dd / 8, dd % 2};
+  }
+  // V: dim 16 blk + g + 8 (r >> 1), tokens 2c + 8 (r & 1) + e
+  const uint32_t g = dd % 8, c = (t % 8) / 2;
+  return {4 * g + c, 4 * blk + 2 * (dd / 8) + t / 8, t % 2};
+}
+
+namespace {
+
+// Index j of a turbo group's reference bits (the block after its norm / reserved half-word).
+uint32_t reference_index(KvType type, uint32_t group, const uint8_t* body, uint32_t j) {
+  switch (type) {
+    case KvType::turbo2: return (body[j / 4] >> (2 * (j % 4))) & 3u;
+    case KvType::turbo4: return (body[j / 2] >> (4 * (j % 2))) & 15u;
+    default: return ((body[j / 4] >> (2 * (j % 4))) & 3u) | (((body[group / 4 + j / 8] >> (j % 8)) & 1u) << 2);
+  }
+}
+
+void set_reference_index(KvType type, uint32_t group, uint8_t* body, uint32_t j, uint32_t idx) {
+  switch (type) {
+    case KvType::turbo2: body[j / 4] |= uint8_t(idx << (2 * (j % 4))); break;
+    case KvType::turbo4: body[j / 2] |= uint8_t(idx << (4 * (j % 2))); break;
+    default:
+      body[j / 4] |= uint8_t((idx & 3u) << (2 * (j % 4)));
+      body[group / 4 + j / 8] |= uint8_t((idx >> 2) << (j % 8));
+  }
+}
+
+// Bits [bit, bit + n) of lane L's little-endian word sequence in a tile (word w at 32 w + L).
+uint32_t get_lane_bits(const uint8_t* tile, uint32_t lane, uint32_t bit, uint32_t n) {
+  uint32_t v = 0;
+  for (uint32_t i = 0; i < n; ++i, ++bit) {
+    uint32_t word;
+    std::memcpy(&word, tile + 4 * (32 * (bit / 32) + lane), 4);
+    v |= ((word >> (bit % 32)) & 1u) << i;
+  }
+  return v;
+}
+
+void put_lane_bits(uint8_t* tile, uint32_t lane, uint32_t bit, uint32_t n, uint32_t value) {
+  for (uint32_t i = 0; i < n; ++i, ++bit) {
+    uint8_t* at = tile + 4 * (32 * (bit / 32) + lane);
+    uint32_t word;
+    std::memcpy(&word, at, 4);
+    const uint32_t m = 1u << (bit % 32);
+    word = ((value >> i) & 1u) ? word | m : word & ~m;
+    std::memcpy(at, &word, 4);
+  }
+}
+
+// Bit positions of element (pair, elem) in its lane's sequence: its magnitude, its negative bit.
+uint32_t mag_bit(const TileLayout& tl, const TileSlot& s) { return tl.field_bits() * s.pair + tl.mag_bits * s.elem; }
+uint32_t sign_bit(const TileLayout& tl, const TileSlot& s) {
+  return tl.field_bits() * s.pair + 2 * tl.mag_bits + s.elem;
+}
+
+// Byte offset of group grp's norm of token t in a tile.
+uint32_t norm_offset(const TileLayout& tl, uint32_t grp, uint32_t t) { return tl.bits_bytes() + 32 * grp + 4 * (t % 8) + 2 * (t / 8); }
+
+}  // namespace
+
+void reference_to_tile(const RowLayout& l, Side side, const uint8_t* ref, uint32_t t, uint8_t* tile) {
+  const TileLayout tl = TileLayout::make(l);
+  const uint32_t block = block_bytes(l.type, l.head_dim), header = l.type == KvType::turbo4 ? 4 : 2;
+  const uint32_t half = 1u << tl.mag_bits;
+  for (uint32_t d = 0; d < l.stored_dim; ++d) {
+    const uint32_t grp = d / l.group_elems;
+    const uint32_t idx = reference_index(l.type, l.group_elems, ref + grp * block + header, d % l.group_elems);
+    const bool negative = idx < half;
+    const TileSlot s = tile_slot(side, t, d);
+    put_lane_bits(tile, s.lane, mag_bit(tl, s), tl.mag_bits, negative ? half - 1 - idx : idx - half);
+    put_lane_bits(tile, s.lane, sign_bit(tl, s), 1, negative ? 1 : 0);
+  }
+  for (uint32_t grp = 0; grp < l.groups; ++grp) std::memcpy(tile + norm_offset(tl, grp, t), ref + grp * block, 2);
+}
+
+void tile_to_reference(const RowLayout& l, Side side, const uint8_t* tile, uint32_t t, uint8_t* ref) {
+  const TileLayout tl = TileLayout::make(l);
+  const uint32_t block = block_bytes(l.type, l.head_dim), header = l.type == KvType::turbo4 ? 4 : 2;
+  const uint32_t half = 1u << tl.mag_bits;
+  std::memset(ref, 0, row_bytes(l.type, l.head_dim));
+  for (uint32_t d = 0; d < l.stored_dim; ++d) {
+    const TileSlot s = tile_slot(side, t, d);
+    const uint32_t mi = get_lane_bits(tile, s.lane, mag_bit(tl, s), tl.mag_bits);
+    const bool negative = get_lane_bits(tile, s.lane, sign_bit(tl, s), 1) != 0;
+    const uint32_t grp = d / l.group_elems;
+    set_reference_index(l.type, l.group_elems, ref + grp * block + header, d % l.group_elems,
+                        negative ? half - 1 - mi : half + mi);
+  }
+  for (uint32_t grp = 0; grp < l.groups; ++grp) std::memcpy(ref + grp * block, tile + norm_offset(tl, grp, t), 2);
 }
 
 }  // namespace tkv

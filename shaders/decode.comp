@@ -80,23 +80,46 @@ const uint MAX_SUBGROUPS = WG / MIN_SUBGROUP;
 const float NEG_INF = -1.0 / 0.0;
 
 const bool INDEXED_MODE = MODE != MODE_ZERO && MODE != MODE_NORM;  // modes whose loads return indices
-const bool USE_QLUT = VARIANT == VARIANT_QLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
-const bool K_REGLUT = VARIANT == VARIANT_REGLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
-const bool V_REGLUT = VARIANT == VARIANT_REGLUT && V_TYPE >= TYPE_TURBO2 && INDEXED_MODE;
-const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : VARIANT;
 const uint NC = K_TYPE == TYPE_TURBO2 ? 4 : K_TYPE == TYPE_TURBO3 ? 8 : 16;
 const uint V_NC = V_TYPE == TYPE_TURBO2 ? 4 : V_TYPE == TYPE_TURBO3 ? 8 : 16;
-const uint TSIZE = USE_QLUT ? ROWS * K_DIM * NC : 1;
 
-// Words of a lane's bits per row: f16 2 dims, q8_0 4 dims, turbo 32 / (index bits) dims per word;
-// at least one (lanes then share a word and shift their part down).
-const uint K_LBITS = K_TYPE == TYPE_F16 ? 16 : K_TYPE == TYPE_Q8_0 ? 8 : K_TYPE == TYPE_TURBO4 ? 4 : 2;
-const uint V_LBITS = V_TYPE == TYPE_F16 ? 16 : V_TYPE == TYPE_Q8_0 ? 8 : V_TYPE == TYPE_TURBO4 ? 4 : 2;
-const uint K_NW = DPL * K_LBITS < 32 ? 1 : DPL * K_LBITS / 32;
-const uint V_NW = DPL * V_LBITS < 32 ? 1 : DPL * V_LBITS / 32;
-// Bytes of one scale group's bits (turbo3: 2-bit plane then sign plane).
-const uint K_GBYTES = K_TYPE == TYPE_TURBO3 ? 3 * K_GROUP / 8 : K_GROUP * K_LBITS / 8;
-const uint V_GBYTES = V_TYPE == TYPE_TURBO3 ? 3 * V_GROUP / 8 : V_GROUP * V_LBITS / 8;
+// Rows (f16, q8_0): words of a lane's bits per row (f16 2 dims, q8_0 4 dims per word; at least
+// one: lanes then share a word and shift their part down).
+const uint K_LBITS = K_TYPE == TYPE_F16 ? 16 : 8;
+const uint V_LBITS = V_TYPE == TYPE_F16 ? 16 : 8;
+const uint K_RNW = DPL * K_LBITS < 32 ? 1 : DPL * K_LBITS / 32;
+const uint V_RNW = DPL * V_LBITS < 32 ? 1 : DPL * V_LBITS / 32;
+// Turbo tiles (kvcache/layout.hpp): a K lane owns, for c = lane % 4, the dims 16 blk + 8 h + 2c
+// + e of its DPL / 4 blocks; a V lane owns, for g = lane % 8, the dims 16 blk + 8 h + g of its
+// DPL / 2 blocks. A token's bits of them sit in one tile lane's words: magnitude words (both
+// halves of the tile's tokens interleaved) and sign words; norms per group.
+const bool K_TILED = K_TYPE >= TYPE_TURBO2, V_TILED = V_TYPE >= TYPE_TURBO2;
+const uint K_BITS = K_TYPE == TYPE_TURBO2 ? 2 : K_TYPE == TYPE_TURBO3 ? 3 : 4;
+const uint V_BITS = V_TYPE == TYPE_TURBO2 ? 2 : V_TYPE == TYPE_TURBO3 ? 3 : 4;
+const uint K_MB = K_BITS - 1, V_MB = V_BITS - 1;  // magnitude bits
+const uint K_BPL = DPL / 4, V_BPL = DPL / 2;      // 16-dim blocks per lane
+const uint K_SPAN = 16 * K_BPL, V_SPAN = 16 * V_BPL;  // dims the lane's blocks cover
+// A token's fields on a lane: 4 x BPL of F = 2 x index bits, from bit (4 F blk0) % 32 of the first
+// word loaded; turbo3's (F = 6) need a word more where that offset leaves them unaligned.
+const uint K_F = 2 * K_BITS, V_F = 2 * V_BITS;
+const uint K_SPANB = 4 * K_F * K_BPL, V_SPANB = 4 * V_F * V_BPL;
+const uint K_TNW = K_SPANB % 32 == 0 ? K_SPANB / 32 : 32 % K_SPANB == 0 ? 1 : K_SPANB / 32 + 2;
+const uint V_TNW = V_SPANB % 32 == 0 ? V_SPANB / 32 : 32 % V_SPANB == 0 ? 1 : V_SPANB / 32 + 2;
+// Per token and lane: words and scales (a lane whose blocks span several groups holds one scale
+// per group and scales its values itself).
+const uint K_NW = K_TILED ? K_TNW : K_RNW, V_NW = V_TILED ? V_TNW : V_RNW;
+const uint K_NSC = K_TILED && K_SPAN > K_GROUP ? K_SPAN / K_GROUP : 1;
+const uint V_NSC = V_TILED && V_SPAN > V_GROUP ? V_SPAN / V_GROUP : 1;
+// (qlut and reglut index a table with the lane's indices and scale afterwards: where the lane's
+// dims span several scale groups (head dims 80, 96, 192 on narrow teams) they dequantize as lut8.)
+const bool USE_QLUT = VARIANT == VARIANT_QLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE && K_NSC == 1;
+const bool K_REGLUT = VARIANT == VARIANT_REGLUT && K_TYPE >= TYPE_TURBO2 && INDEXED_MODE && K_NSC == 1;
+const bool V_REGLUT = VARIANT == VARIANT_REGLUT && V_TYPE >= TYPE_TURBO2 && INDEXED_MODE && V_NSC == 1;
+const bool INDEX_VARIANT = VARIANT == VARIANT_QLUT || VARIANT == VARIANT_REGLUT;
+const uint K_VARIANT = INDEX_VARIANT && K_NSC > 1 ? VARIANT_LUT8 : VARIANT;
+const uint V_VARIANT_R = VARIANT == VARIANT_REGLUT && V_NSC > 1 ? VARIANT_LUT8 : VARIANT;
+const uint V_VARIANT = VARIANT == VARIANT_QLUT ? VARIANT_LUT8 : V_VARIANT_R;  // (qlut is a K variant)
+const uint TSIZE = USE_QLUT ? ROWS * K_DIM * NC : 1;
 const bool K_HAS_SCALE = K_TYPE != TYPE_F16, V_HAS_SCALE = V_TYPE != TYPE_F16;
 
 layout(std430, binding = 0) readonly buffer KPool { uvec4 k4[]; };
@@ -128,20 +151,18 @@ layout(push_constant) uniform Push {
 shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
 shared float msh[MAX_SUBGROUPS * ROWS * 2];
 shared float tsh[TSIZE];                // qlut: T[j][d][c] = q[j][d] * C[c]
-// smem: a table of value pairs per side, indexed by two elements' bits at once (turbo2 4 bits,
-// turbo3 4 index bits + 2 sign bits), one copy. Interleaved copies against bank conflicts did not
-// pay (H100, turbo3 128K: 1 copy 214 us, 4 copies 219, 16 copies 331, probably one workgroup per
-// SM fewer with 16 KB of tables): bank conflicts of these reads do not bound the loop.
-// turbo4's 256-entry pair table was slower than one lookup per element (H200: 287 against 214 us
-// at 128K): turbo4 reads its 16-entry codebook per element instead.
+// smem: K's pairs (two dims of a token, kvcache/layout.hpp) through a table of value pairs indexed
+// by both elements' magnitude and sign bits (turbo2 4 bits, turbo3 6), one copy. Interleaved
+// copies against bank conflicts did not pay (H100, turbo3 128K: 1 copy 214 us, 4 copies 219, 16
+// copies 331, probably one workgroup per SM fewer with 16 KB of tables). turbo4's 256-entry pair
+// table was slower than one lookup per element (H200: 287 against 214 us at 128K), so turbo4
+// reads its codebook per element, and so does V, whose pairs are two tokens' elements.
 // (Conditions in function bodies name these constants: glslang turned `VAR == SMEM && (TYPE == a
 // || TYPE == b)` there into a specialization-constant operation on a phi, which spirv-opt rejects.)
 const uint K_PAIRS = VARIANT == VARIANT_SMEM ? (K_TYPE == TYPE_TURBO3 ? 64 : K_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
-const uint V_PAIRS = VARIANT == VARIANT_SMEM ? (V_TYPE == TYPE_TURBO3 ? 64 : V_TYPE == TYPE_TURBO2 ? 16 : 1) : 1;
-const bool K_PAIRED = K_PAIRS > 1, V_PAIRED = V_PAIRS > 1;
+const bool K_PAIRED = K_PAIRS > 1;
 shared vec2 kpair[K_PAIRS];
-shared vec2 vpair[V_PAIRS];
-shared float kcb[16];  // smem, turbo4: the codebook
+shared float kcb[16];  // smem: the codebooks
 shared float vcb[16];
 // The centroids of pair-table entry e of a turbo type.
 vec2 pair_entry(uint type, uint e) {
@@ -167,51 +188,116 @@ shared uint split_pages[MAX_SPLIT_PAGES];
     dst[0] = P1[(off) >> 2];                                                              \
   }
 
-// Fetches the lane's part of token `slot` of `page` (K when is_k): only what the profile mode reads.
-#define TKV_DEFINE_FETCH(NAME, P4, P2, P1, TYPE, GROUP, GROUPS, BITS_ROW, REGION, NW, LBITS, GBYTES, DIM)      \
-  void NAME(uint page, uint kvh, uint slot, uint d0, out uint w[NW], out uint sgn, out float scale) {        \
+// Rows: fetches the lane's part of token `slot` of `page`: only what the profile mode reads.
+#define TKV_DEFINE_ROW_FETCH(NAME, P4, P2, P1, TYPE, GROUP, GROUPS, BITS_ROW, REGION, NW, NSC, LBITS, DIM)       \
+  void NAME(uint page, uint kvh, uint slot, uint lane, out uint w[NW], out float scale[NSC]) {              \
     [[unroll]] for (uint i = 0; i < NW; ++i) w[i] = 0u;                                                      \
-    sgn = 0u;                                                                                                \
-    scale = 1.0;                                                                                             \
+    [[unroll]] for (uint i = 0; i < NSC; ++i) scale[i] = 1.0;                                                \
+    const uint d0 = lane * DPL;                                                                              \
     if (MODE == MODE_ZERO || d0 >= DIM) return;                                                              \
     const uint region = page * (REGION * KV_HEADS) + kvh * REGION;                                           \
     const uint row = region + slot * BITS_ROW;                                                               \
-    const uint g = d0 / GROUP, j0 = d0 % GROUP;                                                              \
     if (TYPE != TYPE_F16) {                                                                                  \
-      const uint off = region + PAGE_SIZE * BITS_ROW + slot * 2u * GROUPS + 2u * g;                          \
-      scale = half_at(P1[off >> 2], off);                                                                    \
+      const uint off = region + PAGE_SIZE * BITS_ROW + slot * 2u * GROUPS + 2u * (d0 / GROUP);               \
+      scale[0] = half_at(P1[off >> 2], off);                                                                 \
       if (MODE == MODE_NORM) return;                                                                         \
     }                                                                                                        \
     if (MODE == MODE_NORM) { /* f16 has no scale: touch one word of the lane's chunk */                      \
       w[0] = P1[(row + 2u * d0) >> 2];                                                                       \
       return;                                                                                                \
     }                                                                                                        \
-    const uint gbase = row + g * GBYTES;                                                                     \
-    const uint bit0 = j0 * LBITS;                                                                            \
-    const uint off = TYPE == TYPE_F16 ? row + 2u * d0 : TYPE == TYPE_Q8_0 ? row + d0 : gbase + (bit0 >> 5) * 4u; \
+    const uint off = TYPE == TYPE_F16 ? row + 2u * d0 : row + d0;                                            \
     TKV_LOAD_WORDS(P4, P2, P1, NW, off, w)                                                                   \
-    if (DPL * LBITS < 32) w[0] >>= (bit0 & 31u);                                                             \
-    if (TYPE == TYPE_TURBO3 && MODE != MODE_NOSIGN)                                                          \
-      sgn = P1[(gbase + GROUP / 4u + (j0 >> 5) * 4u) >> 2] >> (j0 & 31u);                                    \
+    if (DPL * LBITS < 32) w[0] >>= ((d0 * LBITS) & 31u);                                                     \
   }
 
-TKV_DEFINE_FETCH(fetch_k, k4, k2, k1, K_TYPE, K_GROUP, K_GROUPS, K_BITS_ROW, K_REGION, K_NW, K_LBITS, K_GBYTES, K_DIM)
-TKV_DEFINE_FETCH(fetch_v, v4, v2, v1, V_TYPE, V_GROUP, V_GROUPS, V_BITS_ROW, V_REGION, V_NW, V_LBITS, V_GBYTES, V_DIM)
+// Tiles: the words of the tile lane that holds the lane's elements of token `slot`, and its scales.
+#define TKV_DEFINE_TILE_FETCH(NAME, P1, IS_K, DIM, GROUP, GROUPS, BITS_ROW, REGION, NW, NSC, F, BPL)                \
+  void NAME(uint page, uint kvh, uint slot, uint lane, out uint w[NW], out float scale[NSC]) {              \
+    [[unroll]] for (uint i = 0; i < NW; ++i) w[i] = 0u;                                                      \
+    [[unroll]] for (uint i = 0; i < NSC; ++i) scale[i] = 1.0;                                                \
+    const uint blk0 = (lane / (IS_K ? 4u : 8u)) * BPL;                                                       \
+    if (MODE == MODE_ZERO || 16u * blk0 >= DIM) return;                                                      \
+    const uint t = slot % 16u;                                                                               \
+    const uint tile = page * (REGION * KV_HEADS) + kvh * REGION + (slot / 16u) * 16u * (BITS_ROW + 2u * GROUPS); \
+    const uint at = tile / 4u + (IS_K ? 4u * (t % 8u) + lane % 4u : 4u * (lane % 8u) + (t % 8u) / 2u);       \
+    [[unroll]] for (uint i = 0; i < NSC; ++i) {                                                              \
+      const uint grp = 16u * blk0 / GROUP + i;                                                               \
+      const uint off = tile + 16u * BITS_ROW + 32u * grp + 4u * (t % 8u) + 2u * (t / 8u);                    \
+      if (grp < GROUPS) scale[i] = half_at(P1[off >> 2], off);                                               \
+    }                                                                                                        \
+    if (MODE == MODE_NORM) return;                                                                           \
+    const uint lane_words = DIM / 16u * F / 8u, w0 = 4u * F * blk0 / 32u;                                   \
+    [[unroll]] for (uint i = 0; i < NW; ++i)                                                                 \
+      if (w0 + i < lane_words) w[i] = P1[at + 32u * (w0 + i)];                                               \
+  }
 
-// Element k's turbo index from the lane's words.
-uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint w3, uint sgn) {
-  const uint bit = k * lbits;
-  const uint word = (bit >> 5) == 0u ? w0 : (bit >> 5) == 1u ? w1 : (bit >> 5) == 2u ? w2 : w3;
-  uint idx = (word >> (bit & 31u)) & ((1u << lbits) - 1u);
-  if (type == TYPE_TURBO3) idx |= MODE == MODE_NOSIGN ? 4u : ((sgn >> k) & 1u) << 2;
-  else if (MODE == MODE_NOSIGN) idx |= 1u << (lbits - 1u);
-  return idx;
+#define TKV_DEFINE_FETCH(NAME, P4, P2, P1, TYPE, TILED, IS_K, GROUP, GROUPS, BITS_ROW, REGION, NW, NSC, LBITS, DIM, F, BPL) \
+  TKV_DEFINE_ROW_FETCH(NAME##_rows, P4, P2, P1, TYPE, GROUP, GROUPS, BITS_ROW, REGION, NW, NSC, LBITS, DIM)     \
+  TKV_DEFINE_TILE_FETCH(NAME##_tiles, P1, IS_K, DIM, GROUP, GROUPS, BITS_ROW, REGION, NW, NSC, F, BPL)          \
+  void NAME(uint page, uint kvh, uint slot, uint lane, out uint w[NW], out float scale[NSC]) {              \
+    if (TILED) NAME##_tiles(page, kvh, slot, lane, w, scale);                                                \
+    else NAME##_rows(page, kvh, slot, lane, w, scale);                                                       \
+  }
+
+TKV_DEFINE_FETCH(fetch_k, k4, k2, k1, K_TYPE, K_TILED, true, K_GROUP, K_GROUPS, K_BITS_ROW, K_REGION, K_NW, K_NSC, K_LBITS, K_DIM, K_F, K_BPL)
+TKV_DEFINE_FETCH(fetch_v, v4, v2, v1, V_TYPE, V_TILED, false, V_GROUP, V_GROUPS, V_BITS_ROW, V_REGION, V_NW, V_NSC, V_LBITS, V_DIM, V_F, V_BPL)
+
+// The lane's element i: its dim, and for tiles where its bits are among the lane's words for a
+// token at tile position t (the magnitude field's first bit, and the pair's index j; the sign is
+// bit j % 16 + 16 e of sign word j / 16, e the element of the pair).
+uint k_dim_of(uint lane, uint i) {
+  if (!K_TILED) return lane * DPL + i;
+  return 16u * ((lane / 4u) * K_BPL + i / 4u) + 8u * ((i / 2u) % 2u) + 2u * (lane % 4u) + i % 2u;
+}
+uint v_dim_of(uint lane, uint i) {
+  if (!V_TILED) return lane * DPL + i;
+  return 16u * ((lane / 8u) * V_BPL + i / 2u) + 8u * (i % 2u) + lane % 8u;
 }
 
-// The lane's DPL values of a row from its words, before the scale. For qlut / reglut the turbo
-// values are the indices themselves (as floats); smem reads the codebook from shared memory.
-#define TKV_DEFINE_VALUES(NAME, TYPE, NW, LBITS, VAR, PAIRS, CB, PAIRED)                                        \
-  void NAME(uint w[NW], uint sgn, out vec4 v[DPL4]) {                                                        \
+// Tiles, once per token: shifts the lane's words of the token at tile position t so that the
+// field of its element i sits where tile_element() looks, at a position that is a constant once
+// the element loop is unrolled (the token's half of the tile is the runtime part, taken out here).
+#define TKV_DEFINE_TILE_BITS(NAME, IS_K, NW, F, BPL)                                                               \
+  void NAME(inout uint w[NW], uint lane, uint t) {                                                          \
+    const uint blk0 = (lane / (IS_K ? 4u : 8u)) * BPL;                                                       \
+    const uint base = (4u * F * blk0) % 32u + (IS_K ? 2u : 1u) * F * (t / 8u);                               \
+    /* (by selects: moving array elements under a condition put the array in local memory, H100) */         \
+    const bool drop = base >= 32u; /* turbo3: a whole word first */                                          \
+    const uint s = base % 32u;                                                                               \
+    uint r[NW];                                                                                              \
+    [[unroll]] for (uint k = 0; k < NW; ++k) {                                                               \
+      const uint w1 = k + 1u < NW ? w[min(k + 1u, NW - 1u)] : 0u, w2 = k + 2u < NW ? w[min(k + 2u, NW - 1u)] : 0u; \
+      const uint lo = drop ? w1 : w[k], hi = drop ? w2 : w1;                                                 \
+      r[k] = s == 0u ? lo : (lo >> s) | (hi << (32u - s));                                                   \
+    }                                                                                                        \
+    [[unroll]] for (uint k = 0; k < NW; ++k) w[k] = r[k];                                                    \
+  }
+TKV_DEFINE_TILE_BITS(k_tile_bits, true, K_NW, K_F, K_BPL)
+TKV_DEFINE_TILE_BITS(v_tile_bits, false, V_NW, V_F, V_BPL)
+
+// Element i's (magnitude index, negative) from words prepared by *_tile_bits: element i is in
+// block b and dim half h of it; e is its element of the pair (K: i's parity; V: the token's).
+#define TKV_DEFINE_TILE_ELEMENT(NAME, IS_K, NW, F, MB)                                                           \
+  uvec2 NAME(uint w[NW], uint i, uint e) {                                                                  \
+    const uint b = IS_K ? i / 4u : i / 2u, h = IS_K ? (i / 2u) % 2u : i % 2u;                               \
+    const uint pos = 4u * F * b + (IS_K ? F : 2u * F) * h;                                                  \
+    const uint k = pos / 32u, s = pos % 32u;                                                                 \
+    uint v = w[min(k, NW - 1u)] >> s;                                                                        \
+    if (s + F > 32u) v |= w[min(k + 1u, NW - 1u)] << (32u - s);                                             \
+    /* (profile mode 3 leaves the signs out: every value from the positive half) */                         \
+    return uvec2((v >> (MB * e)) & ((1u << MB) - 1u), MODE == MODE_NOSIGN ? 0u : (v >> (2u * MB + e)) & 1u); \
+  }
+TKV_DEFINE_TILE_ELEMENT(k_tile_element, true, K_NW, K_F, K_MB)
+TKV_DEFINE_TILE_ELEMENT(v_tile_element, false, V_NW, V_F, V_MB)
+#define K_TILE_INDEX(w, e, k) index_of(k_tile_element(w, (k), (k) % 2u).x, k_tile_element(w, (k), (k) % 2u).y, K_BITS)
+#define V_TILE_INDEX(w, e, k) index_of(v_tile_element(w, (k), (e)).x, v_tile_element(w, (k), (e)).y, V_BITS)
+
+// The lane's DPL values of a row from its words, before the scale (a lane spanning several scale
+// groups scales them itself). For qlut / reglut the turbo values are the indices themselves (as
+// floats); smem reads the codebook from shared memory, K pairs from the pair table.
+#define TKV_DEFINE_VALUES(NAME, TYPE, IS_K, NW, NSC, LBITS, VAR, CB, PAIRED, INDEX, SPAN, GROUP)               \
+  void NAME(uint w[NW], uint e, float scale[NSC], out vec4 v[DPL4]) {                                       \
     if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                      \
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(MODE == MODE_NORM ? 1.0 : 0.0);                 \
       return;                                                                                                \
@@ -222,43 +308,43 @@ uint turbo_index(uint type, uint lbits, uint k, uint w0, uint w1, uint w2, uint 
     }                                                                                                        \
     if (PAIRED && MODE == MODE_FULL) {                                                                       \
       [[unroll]] for (uint k = 0; k < DPL; k += 2) {                                                         \
-        const uint bit = k * LBITS, word = w[min(bit >> 5, NW - 1u)] >> (bit & 31u);                          \
-        uint e = word & (TYPE == TYPE_TURBO4 ? 255u : 15u);                                                   \
-        if (TYPE == TYPE_TURBO3) e |= ((sgn >> k) & 3u) << 4;                                                 \
-        const vec2 x = PAIRS[e];                                                                              \
-        v[k / 4][k % 4] = x.x;                                                                                \
-        v[k / 4][k % 4 + 1] = x.y;                                                                            \
+        const uint a = INDEX(w, e, k), b = INDEX(w, e, k + 1u);                                              \
+        /* the table's entries (dequant.glsl pair_indices): turbo2 a | b << 2; turbo3 low bits, then signs */ \
+        const vec2 x = kpair[TYPE == TYPE_TURBO2 ? a | (b << 2) : (a & 3u) | ((b & 3u) << 2) | ((a >> 2) << 4) | ((b >> 2) << 5)]; \
+        v[k / 4][k % 4] = x.x;                                                                               \
+        v[k / 4][k % 4 + 1] = x.y;                                                                           \
       }                                                                                                      \
-      return;                                                                                                \
-    }                                                                                                        \
-    [[unroll]] for (uint k = 0; k < DPL; ++k) {                                                              \
-      float x;                                                                                               \
-      if (TYPE == TYPE_F16) {                                                                                \
-        const vec2 h = unpackHalf2x16(w[k / 2]);                                                             \
-        x = (k & 1u) != 0u ? h.y : h.x;                                                                      \
-      } else if (TYPE == TYPE_Q8_0) {                                                                        \
-        x = float(bitfieldExtract(int(w[k / 4]), int(8u * (k % 4)), 8));                                     \
-      } else {                                                                                               \
-        const uint idx = turbo_index(TYPE, LBITS, k, w[0], w[min(1u, NW - 1u)], w[min(2u, NW - 1u)],         \
-                                     w[min(3u, NW - 1u)], sgn);                                              \
-        const uint top = TYPE == TYPE_TURBO2 ? 3u : TYPE == TYPE_TURBO3 ? 7u : 15u;                          \
-        if (VAR == VARIANT_QLUT || VAR == VARIANT_REGLUT)                                                    \
-          x = float(MODE == MODE_CONST ? top | (idx & pc.zero) : idx);                                       \
-        else if (VAR == VARIANT_SMEM && MODE == MODE_FULL)                                                   \
-          x = CB[idx];                                                                                       \
-        else if (MODE == MODE_CONST)                                                                         \
-          x = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & pc.zero);                                \
-        else                                                                                                 \
-          x = turbo_centroid(TYPE, VAR, idx);                                                                \
+    } else {                                                                                                 \
+      [[unroll]] for (uint k = 0; k < DPL; ++k) {                                                            \
+        float x;                                                                                             \
+        if (TYPE == TYPE_F16) {                                                                              \
+          const vec2 h = unpackHalf2x16(w[k / 2]);                                                           \
+          x = (k & 1u) != 0u ? h.y : h.x;                                                                    \
+        } else if (TYPE == TYPE_Q8_0) {                                                                      \
+          x = float(bitfieldExtract(int(w[k / 4]), int(8u * (k % 4)), 8));                                   \
+        } else {                                                                                             \
+          const uint idx = INDEX(w, e, k);                                                                   \
+          const uint top = TYPE == TYPE_TURBO2 ? 3u : TYPE == TYPE_TURBO3 ? 7u : 15u;                        \
+          if (VAR == VARIANT_QLUT || VAR == VARIANT_REGLUT)                                                  \
+            x = float(MODE == MODE_CONST ? top | (idx & pc.zero) : idx);                                     \
+          else if (VAR == VARIANT_SMEM && MODE == MODE_FULL)                                                 \
+            x = CB[idx];                                                                                     \
+          else if (MODE == MODE_CONST)                                                                       \
+            x = turbo_centroid(TYPE, VARIANT_LUT8, top) + float(idx & pc.zero);                              \
+          else                                                                                               \
+            x = turbo_centroid(TYPE, VAR, idx);                                                              \
+        }                                                                                                    \
+        v[k / 4][k % 4] = x;                                                                                 \
       }                                                                                                      \
-      v[k / 4][k % 4] = x;                                                                                   \
     }                                                                                                        \
     if (MODE == MODE_CONST && TYPE < TYPE_TURBO2)                                                            \
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(1.0) + vec4(floatBitsToUint(v[c]) & uvec4(pc.zero)); \
+    if (NSC > 1) /* the lane's dims span groups: each value times its group's scale */                       \
+      [[unroll]] for (uint k = 0; k < DPL; ++k) v[k / 4][k % 4] *= scale[min(16u * (IS_K ? k / 4u : k / 2u) / GROUP, NSC - 1u)]; \
   }
 
-TKV_DEFINE_VALUES(k_values, K_TYPE, K_NW, K_LBITS, VARIANT, kpair, kcb, K_PAIRED)
-TKV_DEFINE_VALUES(v_values, V_TYPE, V_NW, V_LBITS, V_VARIANT, vpair, vcb, V_PAIRED)
+TKV_DEFINE_VALUES(k_values, K_TYPE, true, K_NW, K_NSC, K_LBITS, K_VARIANT, kcb, K_PAIRED, K_TILE_INDEX, K_SPAN, K_GROUP)
+TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb, false, V_TILE_INDEX, V_SPAN, V_GROUP)
 
 #define R_INDEX(j, d) ((j) * QDIM + (d))
 TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
@@ -274,21 +360,21 @@ TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 // nothing and holds zeros).
 #define TKV_FETCH_TOKEN(u)                                                                        \
   if (u < UNROLL) {                                                                               \
-    uint w[K_NW];                                                                                 \
-    uint x[V_NW];                                                                                 \
-    uint ks = 0u, vs = 0u;                                                                        \
-    float kc = 0.0, vc = 0.0;                                                                     \
+    uint w[K_NW], x[V_NW];                                                                        \
+    float kc[K_NSC], vc[V_NSC];                                                                   \
     if (tok0 + u < end) {                                                                         \
-      fetch_k(page, kvh, slot0 + u, d0, w, ks, kc);                                               \
-      fetch_v(page, kvh, slot0 + u, d0, x, vs, vc);                                               \
+      fetch_k(page, kvh, slot0 + u, lane, w, kc);                                                 \
+      fetch_v(page, kvh, slot0 + u, lane, x, vc);                                                 \
+      if (K_TILED && INDEXED_MODE) k_tile_bits(w, lane, (slot0 + u) % 16u);                       \
+      if (V_TILED && INDEXED_MODE) v_tile_bits(x, lane, (slot0 + u) % 16u);                       \
     } else {                                                                                      \
       [[unroll]] for (uint i = 0; i < K_NW; ++i) w[i] = 0u;                                       \
       [[unroll]] for (uint i = 0; i < V_NW; ++i) x[i] = 0u;                                       \
+      [[unroll]] for (uint i = 0; i < K_NSC; ++i) kc[i] = 0.0;                                    \
+      [[unroll]] for (uint i = 0; i < V_NSC; ++i) vc[i] = 0.0;                                    \
     }                                                                                             \
-    ksg[u] = ks;                                                                                  \
-    vsg[u] = vs;                                                                                  \
-    kscale[u] = kc;                                                                               \
-    vscale[u] = vc;                                                                               \
+    [[unroll]] for (uint i = 0; i < K_NSC; ++i) kscale[u * K_NSC + i] = kc[i];                    \
+    [[unroll]] for (uint i = 0; i < V_NSC; ++i) vscale[u * V_NSC + i] = vc[i];                    \
     [[unroll]] for (uint i = 0; i < K_NW; ++i) kw[u * K_NW + i] = w[i];                           \
     [[unroll]] for (uint i = 0; i < V_NW; ++i) vw[u * V_NW + i] = x[i];                           \
   }
@@ -297,23 +383,26 @@ TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 #define TKV_SCORE_TOKEN(u)                                                                        \
   if (u < UNROLL) {                                                                               \
     uint w[K_NW];                                                                                 \
+    float kc[K_NSC];                                                                              \
     [[unroll]] for (uint i = 0; i < K_NW; ++i) w[i] = kw[u * K_NW + i];                           \
+    [[unroll]] for (uint i = 0; i < K_NSC; ++i) kc[i] = kscale[u * K_NSC + i];                    \
+    const float ksc = K_NSC == 1 ? kc[0] : 1.0; /* else the values carry their group's scale */    \
     vec4 kv[DPL4];                                                                                \
-    k_values(w, ksg[u], kv);                                                                      \
+    k_values(w, 0u, kc, kv);                                                                      \
     float r[NC]; /* reglut: centroid x scale of every entry, indexed by the loaded indices */      \
     if (K_REGLUT)                                                                                 \
-      [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * kscale[u]; \
+      [[unroll]] for (uint c = 0; c < NC; ++c) r[c] = turbo_centroid(K_TYPE, VARIANT_LUT8, c) * ksc; \
     [[unroll]] for (uint j = 0; j < ROWS; ++j) {                                                  \
       float acc = 0.0;                                                                            \
       if (USE_QLUT) {                                                                             \
         [[unroll]] for (uint k = 0; k < DPL; ++k)                                                 \
-          if (d0 + k < K_DIM) acc += tsh[(j * K_DIM + d0 + k) * NC + uint(kv[k / 4][k % 4])];     \
-        acc *= kscale[u];                                                                         \
+          if (k_dim_of(lane, k) < K_DIM) acc += tsh[(j * K_DIM + k_dim_of(lane, k)) * NC + uint(kv[k / 4][k % 4])]; \
+        acc *= ksc;                                                                               \
       } else if (K_REGLUT) {                                                                      \
         [[unroll]] for (uint k = 0; k < DPL; ++k) acc += q[j * DPL4 + k / 4][k % 4] * r[uint(kv[k / 4][k % 4])]; \
       } else {                                                                                    \
         [[unroll]] for (uint c = 0; c < DPL4; ++c) acc += dot(q[j * DPL4 + c], kv[c]);            \
-        acc *= kscale[u];                                                                         \
+        acc *= ksc;                                                                               \
       }                                                                                           \
       s[u * R2 + j] = acc;                                                                        \
     }                                                                                             \
@@ -323,10 +412,12 @@ TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
 #define TKV_ACCUM_TOKEN(u)                                                                        \
   if (u < UNROLL) {                                                                               \
     uint w[V_NW];                                                                                 \
+    float vc[V_NSC];                                                                              \
     [[unroll]] for (uint i = 0; i < V_NW; ++i) w[i] = vw[u * V_NW + i];                           \
+    [[unroll]] for (uint i = 0; i < V_NSC; ++i) vc[i] = vscale[u * V_NSC + i];                    \
     vec4 vv[DPL4];                                                                                \
-    v_values(w, vsg[u], vv);                                                                      \
-    float sc = vscale[u];                                                                         \
+    v_values(w, (slot0 + u) % 2u, vc, vv);                                                        \
+    float sc = V_NSC == 1 ? vc[0] : 1.0;                                                          \
     if (V_REGLUT) {                                                                               \
       float r[V_NC];                                                                              \
       [[unroll]] for (uint c = 0; c < V_NC; ++c) r[c] = turbo_centroid(V_TYPE, VARIANT_LUT8, c) * sc; \
@@ -358,18 +449,15 @@ void main() {
   const uint start = split * pc.chunk;
   if (start >= len) return;  // uniform: the whole workgroup leaves
   const uint end = min(len, start + pc.chunk);
-  const uint d0 = lane * DPL;
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   if (VARIANT == VARIANT_SMEM) {
     if (K_PAIRED)
       for (uint i = tid; i < K_PAIRS; i += WG) kpair[i] = pair_entry(K_TYPE, i);
-    if (V_PAIRED)
-      for (uint i = tid; i < V_PAIRS; i += WG) vpair[i] = pair_entry(V_TYPE, i);
     if (tid < 16u) {
-      kcb[tid] = K_TYPE == TYPE_TURBO4 ? turbo_centroid(K_TYPE, VARIANT_LUT8, tid) : 0.0;
-      vcb[tid] = V_TYPE == TYPE_TURBO4 ? turbo_centroid(V_TYPE, VARIANT_LUT8, tid) : 0.0;
+      kcb[tid] = K_TILED && tid < NC ? turbo_centroid(K_TYPE, VARIANT_LUT8, tid) : 0.0;
+      vcb[tid] = V_TILED && tid < V_NC ? turbo_centroid(V_TYPE, VARIANT_LUT8, tid) : 0.0;
     }
   }
 
@@ -395,7 +483,10 @@ void main() {
   }
   vec4 q[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j)
-    [[unroll]] for (uint i = 0; i < DPL; ++i) q[j * DPL4 + i / 4][i % 4] = d0 + i < K_DIM ? qsh[j * QDIM + d0 + i] : 0.0;
+    [[unroll]] for (uint i = 0; i < DPL; ++i) {
+      const uint d = k_dim_of(lane, i);
+      q[j * DPL4 + i / 4][i % 4] = d < K_DIM ? qsh[j * QDIM + d] : 0.0;
+    }
   if (USE_QLUT) {
     for (uint e = tid; e < ROWS * K_DIM * NC; e += WG) {
       const uint c = e % NC, jd = e / NC, j = jd / K_DIM, d = jd % K_DIM;
@@ -417,8 +508,8 @@ void main() {
     // The team's UNROLL consecutive tokens share a page (the step divides the page size).
     const uint tok0 = base + team * UNROLL;
     const uint page = split_pages[tok0 / PAGE_SIZE - first_page], slot0 = tok0 % PAGE_SIZE;
-    uint kw[8 * K_NW], vw[8 * V_NW], ksg[8], vsg[8];  // sized for the 8 expansions; UNROLL are used
-    float kscale[8], vscale[8];
+    uint kw[8 * K_NW], vw[8 * V_NW];  // sized for the 8 expansions; UNROLL are used
+    float kscale[8 * K_NSC], vscale[8 * V_NSC];
     TKV_FOR_TOKENS(TKV_FETCH_TOKEN)
 
     // The lane's partial scores s[u * R2 + j] over its dims.
@@ -552,7 +643,7 @@ void main() {
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float a = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - m_all[j]);
         [[unroll]] for (uint i = 0; i < DPL; ++i) {
-          const uint d = d0 + i;
+          const uint d = v_dim_of(lane, i);
           if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j * DPL4 + i / 4][i % 4];
         }
       }

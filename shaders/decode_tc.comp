@@ -3,8 +3,8 @@
 // "tc" variant of attention/decoder.hpp. Same bindings, push constants and partials as
 // decode.comp; the reduce pass (decode_reduce.comp) always follows.
 //
-// A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (a tile never
-// straddles a page) with its own online-softmax state. Per tile:
+// A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
+// tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
 //   scores  S[16 tokens x 8] = sum over 16-dim blocks of  C[16 tokens x 16 dims] . Qb[16 dims x 8]
 //   output  O[16 dims x 8]  += C^T[16 dims x 16 tokens] . Pb[16 tokens x 8]      (per dim block)
 // where C holds the tokens' centroids (the norms stay outside: score = norm_k x q.c, and the V
@@ -14,12 +14,18 @@
 // C_lo (two MMAs into the same accumulator): column j + column j+4 of the accumulator is
 // row j's value, with every cross term but lo x lo.
 //
-// The centroid fragments are built in registers (from the tile's bits, staged in shared memory),
-// not loaded: each lane dequantizes exactly the elements it holds. That assumes the fragment layout of NVIDIA's mma.m16n8k16, in the element
-// order its driver uses (A: lane 4g + c holds (g, 2c..2c+1), (g, 2c+8..2c+9), (g+8, 2c..2c+1),
-// (g+8, 2c+8..2c+9); accumulator: (g, 2c..2c+1), (g+8, 2c..2c+1)), which the host checks once per
-// device with shaders/coopmat_probe.comp before offering tc.
-// Pair tables in shared memory turn two elements' bits into their f16 hi and lo pairs at once.
+// The cache's tiles hold each lane's fragment elements in its own words (lane 4g + c: pairs
+// j = 4 blk + r, r the A register, kvcache/layout.hpp), so a lane loads its words straight from
+// the pool (coalesced, one tile ahead) and makes each A register (an f16 pair) from one table read
+// in shared memory: a pair's field (both magnitudes and both signs) indexes a table of (hi pair,
+// lo pair) words. The table has a copy per lane of a half-warp (entry e of copy l at e x 16 + l),
+// so that the 16 lanes of a 64-bit load always read 16 different banks pairs: no bank conflicts,
+// and the address is one shift and one LOP3 (field x 128 | lane x 8). turbo4's 8-bit fields
+// would need 256 x 16 entries: its table holds magnitudes (64 x 16 entries), and the two sign
+// bits flip the halves' signs with an XOR. This relies on the fragment
+// layout of NVIDIA's mma.m16n8k16 in the element order its driver uses (A: lane 4g + c holds
+// (g, 2c..2c+1), (g, 2c+8..2c+9), (g+8, 2c..2c+1), (g+8, 2c+8..2c+9); accumulator: (g, 2c..2c+1),
+// (g+8, 2c..2c+1)), which the host checks once per device with shaders/coopmat_probe.comp.
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -56,14 +62,20 @@ const uint WG = 128, SUBGROUPS = 4, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint BLOCKS = DIM / 16;
-const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2);
-const uint V_REGION = PAGE_SIZE * (V_BITS_ROW + 2);
-const uint K_NW = K_BITS_ROW / 4, V_NW = V_BITS_ROW / 4;  // words per row (even)
 const bool READS = MODE == MODE_FULL;
 const float NEG_INF = -1.0 / 0.0;
 
-layout(std430, binding = 0) readonly buffer KPool { uvec4 k4[]; };
-layout(std430, binding = 1) readonly buffer VPool { uvec4 v4[]; };
+// The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
+// negative bits) at bit F j of the lane's words; norms after the bits (one group).
+const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
+const uint V_MB = V_TYPE == TYPE_TURBO2 ? 1 : V_TYPE == TYPE_TURBO3 ? 2 : 3;
+const uint K_F = 2 * (K_MB + 1), V_F = 2 * (V_MB + 1);
+const uint K_LW = BLOCKS * K_F / 8, V_LW = BLOCKS * V_F / 8;  // words per lane and tile
+const uint K_TILE = 16 * (K_BITS_ROW + 2), V_TILE = 16 * (V_BITS_ROW + 2);  // bytes
+const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2), V_REGION = PAGE_SIZE * (V_BITS_ROW + 2);
+
+layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
+layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -92,79 +104,79 @@ shared uint qmax_bits;
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
 // in f16), lo = x - hi is exact in f32. (Written with integer bits: the driver folded
 // float(float16_t(x)) back to x, which made every lo half 0 and the error that of plain f16.)
+// Truncation keeps hi's magnitude at most |x|, so hi and lo have x's sign: negating x negates both.
 f16vec2 split_hilo(float x) {
   const float hi = uintBitsToFloat(floatBitsToUint(x) & 0xffffe000u);
   return f16vec2(float16_t(hi), float16_t(x - hi));
 }
 
-// Pair tables: entry e (two elements' bits, as decode.comp's smem variant) -> (f16 hi pair, f16 lo pair).
-const uint K_PAIRS = K_TYPE == TYPE_TURBO4 ? 256 : K_TYPE == TYPE_TURBO3 ? 64 : 16;
-const uint V_PAIRS = V_TYPE == TYPE_TURBO4 ? 256 : V_TYPE == TYPE_TURBO3 ? 64 : 16;
-shared uvec2 kpair[K_PAIRS];
-shared uvec2 vpair[V_PAIRS];
+// Tables, 16 copies: entry e -> (hi pair, lo pair) of CS x the centroids of a pair field e
+// (turbo4: of its magnitudes e, positive).
+const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1 << V_F;
+// One region holds the tables in the loop and the subgroups' outputs (osh) and (m, l) (msh), as
+// float bits, after it: they are never live together, and the tables are most of the shared
+// memory, which decides how many workgroups an SM holds (with 32 KB per workgroup, turbo3 ran
+// one per SM on the H100 and took 20% longer than with 16 KB).
+const uint TAB_K = 0, TAB_V = K_ENTRIES * 16;       // uvec2 offsets of the tables
+const uint OSH = 0, MSH = SUBGROUPS * ROWS * DIM;   // float offsets of osh and msh
+const uint REGION_T = (K_ENTRIES + V_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
+const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;
+shared uvec2 region[REGION];
+#define OSH_SET(i, v) region[(OSH + (i)) / 2u][(OSH + (i)) % 2u] = floatBitsToUint(v)
+#define OSH_GET(i) uintBitsToFloat(region[(OSH + (i)) / 2u][(OSH + (i)) % 2u])
+#define MSH_SET(i, v) region[(MSH + (i)) / 2u][(MSH + (i)) % 2u] = floatBitsToUint(v)
+#define MSH_GET(i) uintBitsToFloat(region[(MSH + (i)) / 2u][(MSH + (i)) % 2u])
 shared float qsh[ROWS * DIM];                  // the rotated query rows
-shared float16_t qb[DIM * 8];                  // Qb: [dim][q_hi of rows 0..3, q_lo of rows 0..3]
-shared float16_t pb[SUBGROUPS * TILE * 8];     // per subgroup Pb: [token][w_hi 0..3, w_lo 0..3]
-shared float osh[SUBGROUPS * ROWS * DIM];      // per subgroup output rows, then merged
-shared float msh[SUBGROUPS * ROWS * 2];        // per subgroup (m, l) of each row
+// The B operands are stored column-major (a column's consecutive k side by side), the order in
+// which mma.m16n8k16 holds B: loaded row-major, the driver transposed every B fragment with
+// MOVM before every MMA (H100 SASS).
+shared float16_t qb[8 * DIM];                  // Qb: [column][dim]: q_hi of rows 0..3, then q_lo
+shared float16_t pb[SUBGROUPS * 8 * TILE];     // per subgroup Pb: [column][token]: w_hi 0..3, w_lo
 const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
-uvec2 pair_entry(uint type, uint e) {
-  const uvec2 i = pair_indices(type, e);
-  const float ca = CS * turbo_centroid(type, VARIANT_LUT8, i.x), cb = CS * turbo_centroid(type, VARIANT_LUT8, i.y);
-  const f16vec2 a2 = split_hilo(ca), b2 = split_hilo(cb);
+// Table entry e: the pair's two elements (field bits: magnitudes a, b; then negatives a, b).
+uvec2 table_entry(uint type, uint mb, uint e) {
+  const uint half_ = 1u << mb, m = half_ - 1u;
+  const bool signed_ = mb < 3u;
+  float ca = CS * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
+  float cb = CS * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
+  if (signed_ && ((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
+  if (signed_ && ((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
+  const f16vec2 a2 = split_hilo(ca), b2 = split_hilo(cb);  // (negating x negates hi and lo)
   return uvec2(packFloat2x16(f16vec2(a2.x, b2.x)), packFloat2x16(f16vec2(a2.y, b2.y)));
 }
 
-// Staging: each subgroup copies its next tile (16 tokens' K and V bits rows, contiguous in a page,
-// then their norms) with 16-byte loads into registers while it computes the current tile, and
-// stores them into its slice of shared memory between tiles; the lanes then read the words of
-// their fragment elements from there. (Loading each lane's rows straight into registers left the
-// loads' latency exposed: mode 0 took ~130 us more than mode 1 at 128K.)
-const uint NKU = K_BITS_ROW, NVU = V_BITS_ROW;  // 16-byte units of 16 tokens' rows
-const uint NU = NKU + NVU + 4;                  // + 2 units of K norms, 2 of V norms
-const uint NPRE = (NU + 31) / 32;
-// Row strides in shared memory: rows of a multiple of 8 words get 4 more, so that the 8 rows the
-// lanes read at once (K: g = 0..7; V: 2c for c = 0..3) fall in different banks.
-const uint KS = K_NW % 8 == 0 ? K_NW + 4 : K_NW, VS = V_NW % 8 == 0 ? V_NW + 4 : V_NW;
-const uint KOFF = 16 * KS, NOFF = KOFF + 16 * VS, SWORDS = NOFF + 16;  // V rows, norms, total
-shared uint stage_w[SUBGROUPS * SWORDS];
-#define SW(i) stage_w[i]
+// Bits [F j, F j + 7 + F) of the words, shifted to start at bit 7 (compile-time shifts; a field
+// may straddle two words).
+#define FIELD_AT7(w, j, F, LW)                                                                      \
+  ((((F) * (j)) % 32u >= 7u ? (w)[(F) * (j) / 32u] >> (((F) * (j)) % 32u - 7u)                     \
+                             : (w)[(F) * (j) / 32u] << (7u - ((F) * (j)) % 32u)) |                   \
+   (((F) * (j)) % 32u + (F) > 32u ? (w)[min((F) * (j) / 32u + 1u, (LW) - 1u)] << (39u - ((F) * (j)) % 32u) : 0u))
 
-// K pair (dims 16 kb + 2c + 8h, +1) of a token's row words: the pair-table entry.
-#define K_ENTRY(w, kb, h)                                                                          \
-  (K_TYPE == TYPE_TURBO4 ? (SW((w) + 2 * (kb) + (h)) >> (8u * c)) & 255u                             \
-   : K_TYPE == TYPE_TURBO2 ? (SW((w) + (kb)) >> (4u * c + 16u * (h))) & 15u                          \
-   : ((SW((w) + (kb)) >> (4u * c + 16u * (h))) & 15u) |                                              \
-     (((SW((w) + DIM / 16 + (kb) / 2) >> (16u * ((kb) % 2) + 2u * c + 8u * (h))) & 3u) << 4))
-
-// V entry of two tokens' rows (a, b) at dim 16 db + g + 8h.
-#define V_BITS(w, db, h)                                                                          \
-  (V_TYPE == TYPE_TURBO4 ? (SW((w) + 2 * (db) + (h)) >> (4u * g)) & 15u                              \
-   : ((SW((w) + (db)) >> (2u * g + 16u * (h))) & 3u))
-#define V_SIGN(w, db, h) ((SW((w) + DIM / 16 + (db) / 2) >> (16u * ((db) % 2) + g + 8u * (h))) & 1u)
-#define V_ENTRY(wa, wb, db, h)                                                                    \
-  (V_TYPE == TYPE_TURBO4 ? V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 4)                           \
-   : V_TYPE == TYPE_TURBO2 ? V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 2)                         \
-   : V_BITS(wa, db, h) | (V_BITS(wb, db, h) << 2) | (V_SIGN(wa, db, h) << 4) | (V_SIGN(wb, db, h) << 5))
-
-// The 16-byte units of tile tb this lane stages (zeros in profile mode 1).
-void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uvec4 pre[NPRE]) {
-  const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
-  const uint kreg = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
-  const uint vreg = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
-  [[unroll]] for (uint i = 0; i < NPRE; ++i) {
-    const uint u = lane + 32u * i;
-    uvec4 x = uvec4(0u);
-    if (READS) {
-      if (u < NKU) x = k4[(kreg + slot * K_BITS_ROW) / 16u + u];
-      else if (u < NKU + NVU) x = v4[(vreg + slot * V_BITS_ROW) / 16u + u - NKU];
-      else if (u < NKU + NVU + 2u) x = k4[(kreg + PAGE_SIZE * K_BITS_ROW + 2u * slot) / 16u + u - NKU - NVU];
-      else if (u < NU) x = v4[(vreg + PAGE_SIZE * V_BITS_ROW + 2u * slot) / 16u + u - NKU - NVU - 2u];
-    }
-    pre[i] = x;
+// The A fragment of block blk (pairs 4 blk + r in registers r = 0..3) from a lane's tile words:
+// its hi and lo halves. lane8 = (lane % 16) x 8, the lane's copy of the table.
+#define BUILD_A(w, blk, F, LW, ENTRIES, TABLE, ah, al)                                              \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    const uint j = 4u * (blk) + r;                                                                  \
+    const uint at = FIELD_AT7(w, j, F, LW);                                                         \
+    const uvec2 t = region[(TABLE) + (((at & ((ENTRIES - 1u) << 7)) | lane8) >> 3)];                \
+    /* turbo4: the negative bits (6, 7 of the field) onto the halves' sign bits */                  \
+    const uint sm = (F) == 8u ? ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u) : 0u;            \
+    const f16vec2 h = unpackFloat2x16(t.x ^ sm), l = unpackFloat2x16(t.y ^ sm);                     \
+    ah[2 * r] = h.x; ah[2 * r + 1] = h.y;                                                           \
+    al[2 * r] = l.x; al[2 * r + 1] = l.y;                                                           \
   }
+
+// The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
+void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn, out uint vn) {
+  const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
+  const uint kt = (page * (K_REGION * KV_HEADS) + kvh * K_REGION + (slot / TILE) * K_TILE) / 4u;
+  const uint vt = (page * (V_REGION * KV_HEADS) + kvh * V_REGION + (slot / TILE) * V_TILE) / 4u;
+  [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
+  [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
+  kn = READS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;  // (norm of token g, of g + 8)
+  vn = READS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
 
 #define R_INDEX(j, d) ((j) * DIM + (d))
@@ -187,8 +199,9 @@ void main() {
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
-  for (uint i = tid; i < K_PAIRS; i += WG) kpair[i] = pair_entry(K_TYPE, i);
-  for (uint i = tid; i < V_PAIRS; i += WG) vpair[i] = pair_entry(V_TYPE, i);
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
+  for (uint i = tid; i < V_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
+  const uint lane8 = (lane % 16u) * 8u;
 
   // Query rows (scaled), rotated as the cache's K rows were.
   for (uint e = tid; e < ROWS * DIM; e += WG) {
@@ -213,7 +226,7 @@ void main() {
   frexp(uintBitsToFloat(qmax_bits), qexp);  // max |q| < 2^qexp
   const float qs = qmax_bits == 0u ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
   for (uint e = tid; e < DIM * 8; e += WG) {
-    const uint d = e / 8, col = e % 8, j = col % 4;
+    const uint col = e / DIM, d = e % DIM, j = col % 4;
     const float v = j < ROWS ? qsh[j * DIM + d] * qs : 0.0;
     const f16vec2 h = split_hilo(v);
     qb[e] = col < 4 ? h.x : h.y;
@@ -221,6 +234,9 @@ void main() {
   barrier();
   const float unscale = 1.0 / (CS * qs);  // a power of two
 
+  // Qb's fragments, kept in registers for the whole split.
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
+  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], qb, kb * 16, DIM, true);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
@@ -237,61 +253,33 @@ void main() {
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
   const uint pbase = sg * TILE * 8;
-  const uint sbase = sg * SWORDS;
-  uvec4 pre[NPRE];
-  if (start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, pre);
+  uint kw[K_LW], vw[V_LW], kn, vn;
+  if (start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
-    // This tile's staged rows into shared memory, then the next tile's loads (in flight meanwhile).
-    subgroupBarrier();  // the previous tile's words are read
-    [[unroll]] for (uint i = 0; i < NPRE; ++i)
-      if (lane + 32u * i < NU) {
-        const uint u = lane + 32u * i;
-        const uint at = sbase + (u < NKU ? (KS == K_NW ? 4u * u : (u / (K_NW / 4)) * KS + 4u * (u % (K_NW / 4)))
-                                 : u < NKU + NVU ? KOFF + (VS == V_NW ? 4u * (u - NKU) : ((u - NKU) / (V_NW / 4)) * VS + 4u * ((u - NKU) % (V_NW / 4)))
-                                 : NOFF + 4u * (u - NKU - NVU));
-        stage_w[at] = pre[i].x; stage_w[at + 1u] = pre[i].y; stage_w[at + 2u] = pre[i].z; stage_w[at + 3u] = pre[i].w;
-      }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, pre);
-    // Word offsets of the lane's rows: K of tokens g, g + 8; V of tokens 2c, 2c + 1, 2c + 8, 2c + 9.
-    const uint kw0 = sbase + g * KS, kw1 = kw0 + 8u * KS;
-    const uint va0 = sbase + KOFF + 2u * c * VS, vb0 = va0 + VS, va1 = va0 + 8u * VS, vb1 = va1 + VS;
-    const uint kn_at = sbase + NOFF, vn_at = kn_at + 8u;
-    const float kn[2] = float[](READS ? half_at(SW(kn_at + g / 2u), 2u * g) : 1.0, READS ? half_at(SW(kn_at + 4u + g / 2u), 2u * g) : 1.0);
-    const float vn[2] = float[](READS ? half_at(SW(vn_at + g / 2u), 2u * g) : 1.0, READS ? half_at(SW(vn_at + 4u + g / 2u), 2u * g) : 1.0);
+    // The next tile's words, in flight while this one is computed.
+    uint nkw[K_LW], nvw[V_LW], nkn, nvn;
+    if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
 
-    // Scores: the centroid fragments of each 16-dim block, hi then lo, times Qb.
-    // Four accumulators (block parity x hi/lo): chains of BLOCKS / 2 dependent MMAs, not 2 BLOCKS.
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[4];
-    [[unroll]] for (uint i = 0; i < 4; ++i) s[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    // Scores: per 16-dim block, the centroid fragment (hi, lo) times Qb; two accumulators.
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
+    s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
-      const uvec2 e0 = kpair[K_ENTRY(kw0, kb, 0u)], e1 = kpair[K_ENTRY(kw1, kb, 0u)];
-      const uvec2 e2 = kpair[K_ENTRY(kw0, kb, 1u)], e3 = kpair[K_ENTRY(kw1, kb, 1u)];
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
-      f16vec2 x;
-      x = unpackFloat2x16(e0.x); ah[0] = x.x; ah[1] = x.y;
-      x = unpackFloat2x16(e2.x); ah[2] = x.x; ah[3] = x.y;
-      x = unpackFloat2x16(e1.x); ah[4] = x.x; ah[5] = x.y;
-      x = unpackFloat2x16(e3.x); ah[6] = x.x; ah[7] = x.y;
-      x = unpackFloat2x16(e0.y); al[0] = x.x; al[1] = x.y;
-      x = unpackFloat2x16(e2.y); al[2] = x.x; al[3] = x.y;
-      x = unpackFloat2x16(e1.y); al[4] = x.x; al[5] = x.y;
-      x = unpackFloat2x16(e3.y); al[6] = x.x; al[7] = x.y;
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf;  // from shared memory each time: 16 registers fewer
-      coopMatLoadNV(qf, qb, kb * 128, 8, false);
-      s[2 * (kb % 2)] = coopMatMulAddNV(ah, qf, s[2 * (kb % 2)]);
-      s[2 * (kb % 2) + 1] = coopMatMulAddNV(al, qf, s[2 * (kb % 2) + 1]);
+      BUILD_A(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, ah, al)
+      s[kb % 2] = coopMatMulAddNV(ah, qf[kb], s[kb % 2]);
+      s[kb % 2] = coopMatMulAddNV(al, qf[kb], s[kb % 2]);
     }
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1; the hi and
     // lo columns of a row sit in lanes c and c ^ 2.
+    const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u, t = tb + g + 8u * (i >> 1);
-      const float si = (s[0][i] + s[1][i]) + (s[2][i] + s[3][i]);
-      float v = (si + subgroupShuffleXor(si, 2u)) * (kn[i >> 1] * unscale);
+      const float si = s[0][i] + s[1][i];
+      float v = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
       if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
       sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
     }
@@ -315,33 +303,27 @@ void main() {
       const uint k = i & 1u, t8 = 8u * (i >> 1);
       const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
       l_run[k] += p;
-      const float w = p == 0.0 ? 0.0 : p * vn[i >> 1];
+      const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
       const f16vec2 h = split_hilo(w);
-      pb[pbase + (g + t8) * 8u + 2u * c + k] = c < 2u ? h.x : h.y;
+      pb[pbase + (2u * c + k) * TILE + g + t8] = c < 2u ? h.x : h.y;
     }
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
-    coopMatLoadNV(pf, pb, pbase, 8, false);
+    coopMatLoadNV(pf, pb, pbase, TILE, true);
     subgroupBarrier();  // pb is read before the next tile overwrites it
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
     [[unroll]] for (uint db = 0; db < BLOCKS; ++db) {
-      const uvec2 e0 = vpair[V_ENTRY(va0, vb0, db, 0u)], e1 = vpair[V_ENTRY(va0, vb0, db, 1u)];
-      const uvec2 e2 = vpair[V_ENTRY(va1, vb1, db, 0u)], e3 = vpair[V_ENTRY(va1, vb1, db, 1u)];
       fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
-      f16vec2 x;
-      x = unpackFloat2x16(e0.x); ah[0] = x.x; ah[1] = x.y;
-      x = unpackFloat2x16(e2.x); ah[2] = x.x; ah[3] = x.y;
-      x = unpackFloat2x16(e1.x); ah[4] = x.x; ah[5] = x.y;
-      x = unpackFloat2x16(e3.x); ah[6] = x.x; ah[7] = x.y;
-      x = unpackFloat2x16(e0.y); al[0] = x.x; al[1] = x.y;
-      x = unpackFloat2x16(e2.y); al[2] = x.x; al[3] = x.y;
-      x = unpackFloat2x16(e1.y); al[4] = x.x; al[5] = x.y;
-      x = unpackFloat2x16(e3.y); al[6] = x.x; al[7] = x.y;
+      BUILD_A(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, ah, al)
       acc[db] = coopMatMulAddNV(ah, pf, acc[db]);
       acc[db] = coopMatMulAddNV(al, pf, acc[db]);
     }
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+    kn = nkn;
+    vn = nvn;
   }
 
   // The subgroup's state: l summed over its tokens (lanes with the same c), o = hi + lo columns.
@@ -350,17 +332,18 @@ void main() {
     l_run[k] += subgroupShuffleXor(l_run[k], 8u);
     l_run[k] += subgroupShuffleXor(l_run[k], 16u);
   }
+  barrier();  // every subgroup is done with the tables before osh overwrites them
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const float o = (acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / CS);
       const uint j = r0 + (i & 1u), d = 16u * db + g + 8u * (i >> 1);
-      if (c < 2u && j < ROWS) osh[(sg * ROWS + j) * DIM + d] = o;
+      if (c < 2u && j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, o);
     }
   if (g == 0u && c < 2u)
     [[unroll]] for (uint k = 0; k < 2; ++k)
       if (r0 + k < ROWS) {
-        msh[(sg * ROWS + r0 + k) * 2] = m_run[k];
-        msh[(sg * ROWS + r0 + k) * 2 + 1] = l_run[k];
+        MSH_SET((sg * ROWS + r0 + k) * 2, m_run[k]);
+        MSH_SET((sg * ROWS + r0 + k) * 2 + 1, l_run[k]);
       }
   barrier();
 
@@ -369,12 +352,12 @@ void main() {
     const uint j = e / (DIM + 2), k = e % (DIM + 2), gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
     float mx = NEG_INF;
-    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, msh[(q * ROWS + j) * 2]);
+    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
     float v = 0.0;
     [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) {
-      const float mq = msh[(q * ROWS + j) * 2];
+      const float mq = MSH_GET((q * ROWS + j) * 2);
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
-      v += a * (k == 1u ? msh[(q * ROWS + j) * 2 + 1] : k >= 2u ? osh[(q * ROWS + j) * DIM + k - 2u] : 0.0);
+      v += a * (k == 1u ? MSH_GET((q * ROWS + j) * 2 + 1) : k >= 2u ? OSH_GET((q * ROWS + j) * DIM + k - 2u) : 0.0);
     }
     const uint base = (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * (DIM + 2);
     part[base + k] = k == 0u ? mx : v;

@@ -1,8 +1,9 @@
 #version 450
 // Append: quantizes new K or V rows into the cache's pages (kvcache/layout.hpp). One workgroup
-// per (token, KV head) row. Turbo: norm, rotation, nearest centroid, norm correction, packing;
-// q8_0 and f16 too. Every step follows the CPU reference (kvcache/codec.cpp) in the same order
-// and rounding, so the bytes match it (tolerance: compare_row in tests/cache_test_util.hpp).
+// per (token, KV head) row. Turbo: norm, rotation, nearest centroid, norm correction, then the
+// bits go into the token's tile; q8_0 and f16 rows too. Every step follows the CPU reference
+// (kvcache/codec.cpp) in the same order and rounding, so the bytes match it (tolerance:
+// compare_row in tests/cache_test_util.hpp).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 
@@ -21,14 +22,21 @@ layout(constant_id = 5) const uint BITS_ROW_BYTES = 48;
 layout(constant_id = 6) const uint PAGE_SIZE = 64;
 layout(constant_id = 7) const uint KV_HEADS = 1;
 layout(constant_id = 8) const uint SRC_F16 = 0;
+layout(constant_id = 9) const uint IS_V = 0;  // turbo tiles: V's pairs are two tokens' elements
 
 const uint SCALE_ROW_BYTES = 2 * GROUPS;
 const uint REGION_BYTES = PAGE_SIZE * (BITS_ROW_BYTES + SCALE_ROW_BYTES);
 const uint PAGE_BYTES = REGION_BYTES * KV_HEADS;
 const uint ROW_WORDS = BITS_ROW_BYTES / 4;
+// Turbo tiles of 16 tokens (kvcache/layout.hpp).
+const uint INDEX_BITS = TYPE == TYPE_TURBO2 ? 2 : TYPE == TYPE_TURBO3 ? 3 : 4;
+const uint MAG_BITS = INDEX_BITS - 1;
+const uint FIELD_BITS = 2 * INDEX_BITS, LANE_WORDS = STORED_DIM / 16 * INDEX_BITS / 4;
+const uint TILE_BYTES = 16 * (BITS_ROW_BYTES + SCALE_ROW_BYTES);
+const uint LANES = IS_V != 0 ? 8 : 4;  // the lanes whose words hold a token's bits
 
 layout(std430, binding = 0) readonly buffer Src { uint src[]; };
-layout(std430, binding = 1) buffer Dst { uint dst[]; };
+layout(std430, binding = 1) buffer Dst { uint dst[]; };  // (atomics: tile words are shared by tokens)
 layout(std430, binding = 1) buffer Dst16 { uint16_t dst16[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 
@@ -44,6 +52,7 @@ shared float xs[256];
 shared uint code[256];      // per element: turbo index, q8_0 byte, f16 bits
 shared float gnorm[8];      // turbo group norms / q8_0 inverse scales
 shared uint scale_bits[8];  // f16 bits stored per group
+shared uint tile_set[8 * 16], tile_mask[8 * 16];  // turbo: per touched (lane, word), bits and mask
 
 float load_src(uint index) {
   if (SRC_F16 != 0) {
@@ -130,29 +139,57 @@ void quantize_q8_0(uint tid) {
   }
 }
 
-// The 32-bit word `w` of the row's bits, assembled from the per-element codes.
+// The 32-bit word `w` of an f16 or q8_0 row's bits, assembled from the per-element codes.
 uint pack_word(uint w) {
   uint word = 0;
   if (TYPE == TYPE_F16) {
     word = code[2 * w] | (code[2 * w + 1] << 16);
-  } else if (TYPE == TYPE_Q8_0) {
+  } else {
     for (uint k = 0; k < 4; ++k) word |= code[4 * w + k] << (8 * k);
-  } else if (TYPE == TYPE_TURBO2) {
-    for (uint k = 0; k < 16; ++k) word |= code[16 * w + k] << (2 * k);
-  } else if (TYPE == TYPE_TURBO4) {
-    for (uint k = 0; k < 8; ++k) word |= code[8 * w + k] << (4 * k);
-  } else {  // turbo3: per group, G/16 words of low 2 bits, then G/32 words of high bits
-    const uint group_words = 3 * GROUP_ELEMS / 32;
-    const uint g = w / group_words, r = w % group_words;
-    const uint base = g * GROUP_ELEMS;
-    if (r < GROUP_ELEMS / 16) {
-      for (uint k = 0; k < 16; ++k) word |= (code[base + 16 * r + k] & 3u) << (2 * k);
-    } else {
-      const uint s = r - GROUP_ELEMS / 16;
-      for (uint k = 0; k < 32; ++k) word |= (code[base + 32 * s + k] >> 2) << k;
-    }
   }
   return word;
+}
+
+// Sets `n` bits of lane li's word sequence (in shared memory) from bit `bit` on.
+void put_bits(uint li, uint bit, uint n, uint value) {
+  const uint w = bit / 32u, b = bit % 32u, m = (1u << n) - 1u;
+  atomicOr(tile_set[li * 16u + w], (value & m) << b);
+  atomicOr(tile_mask[li * 16u + w], m << b);
+  if (b + n > 32u) {  // a field that straddles two words
+    atomicOr(tile_set[li * 16u + w + 1u], (value & m) >> (32u - b));
+    atomicOr(tile_mask[li * 16u + w + 1u], m >> (32u - b));
+  }
+}
+
+// The token's bits and norms into its tile. Its words are shared with the tile's other tokens
+// (possibly being appended by other workgroups of this dispatch): clear and set only its bits.
+void store_tile(uint tid, uint region, uint slot) {
+  const uint t = slot % 16u;
+  const uint tile = region + (slot / 16u) * TILE_BYTES;
+  for (uint i = tid; i < 8u * 16u; i += gl_WorkGroupSize.x) {
+    tile_set[i] = 0u;
+    tile_mask[i] = 0u;
+  }
+  barrier();
+  for (uint e = tid; e < STORED_DIM; e += gl_WorkGroupSize.x) {
+    const uvec3 s = tile_slot(IS_V == 0u, t, e);
+    const uvec2 ms = mag_sign(code[e], INDEX_BITS);
+    const uint li = IS_V != 0u ? s.x / 4u : s.x % 4u;
+    put_bits(li, FIELD_BITS * s.y + MAG_BITS * s.z, MAG_BITS, ms.x);
+    put_bits(li, FIELD_BITS * s.y + 2u * MAG_BITS + s.z, 1u, ms.y);
+  }
+  barrier();
+  for (uint i = tid; i < LANES * LANE_WORDS; i += gl_WorkGroupSize.x) {
+    const uint li = i / LANE_WORDS, w = i % LANE_WORDS;
+    const uint lane = IS_V != 0u ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
+    const uint at = tile / 4u + 32u * w + lane;
+    const uint mask = tile_mask[li * 16u + w];
+    if (mask != 0u) {
+      atomicAnd(dst[at], ~mask);
+      atomicOr(dst[at], tile_set[li * 16u + w]);
+    }
+  }
+  if (tid < GROUPS) dst16[(tile + 16u * BITS_ROW_BYTES + 32u * tid + 4u * (t % 8u) + 2u * (t / 8u)) / 2u] = uint16_t(scale_bits[tid]);
 }
 
 void main() {
@@ -176,6 +213,10 @@ void main() {
   }
   barrier();
 
+  if (TYPE >= TYPE_TURBO2) {
+    store_tile(tid, region, slot);
+    return;
+  }
   const uint bits_word = (region + slot * BITS_ROW_BYTES) / 4;
   for (uint w = tid; w < ROW_WORDS; w += gl_WorkGroupSize.x) dst[bits_word + w] = pack_word(w);
   if (tid < GROUPS) {

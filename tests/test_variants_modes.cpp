@@ -31,15 +31,27 @@ double run_with(const DecodeCase& c, Variant v, ProfileMode mode = ProfileMode::
   return max_head_error(out, ref, c.head_dim);
 }
 
-// Byte ranges of one reference block (kv-formats.md) that a mode must not read.
+// What of one reference block (kv-formats.md) a mode must not read: everything, the index bits,
+// or the signs. The device stores a turbo element as a magnitude and a sign bit
+// (kvcache/layout.hpp), so the signs are poisoned by negating random elements' centroids
+// (index i -> 2^bits - 1 - i), which flips their sign bits and nothing else.
 enum class Poison { everything, indices, signs };
 
 void poison_block(KvType t, uint32_t group, uint8_t* block, Poison what, std::mt19937& rng) {
   const uint32_t header = t == KvType::turbo4 ? 4 : 2;
   const uint32_t bytes = block_bytes(t, group == 64 ? 64 : 128);
+  if (what == Poison::signs) {
+    uint8_t* body = block + header;
+    for (uint32_t j = 0; j < group; ++j) {
+      if (rng() & 1u) continue;
+      if (t == KvType::turbo4) body[j / 2] ^= uint8_t(15u << (4 * (j % 2)));
+      else body[j / 4] ^= uint8_t(3u << (2 * (j % 4)));
+      if (t == KvType::turbo3) body[group / 4 + j / 8] ^= uint8_t(1u << (j % 8));
+    }
+    return;
+  }
   uint32_t from = header, to = bytes;
   if (what == Poison::everything) from = 0;
-  if (what == Poison::signs) from = header + group / 4;  // turbo3: signs after the 2-bit indices
   for (uint32_t i = from; i < to; ++i) block[i] = uint8_t(rng());
   if (what == Poison::everything) block[1] &= 0x3f;  // keep the norm finite
 }
@@ -133,6 +145,9 @@ TEST(Modes, ModeTwoReadsOnlyTheNorms) {
 TEST(Modes, ModeThreeSkipsTheSignBits) {
   const auto [before, after] = before_after(KvType::turbo3, ProfileMode::no_sign, Poison::signs);
   EXPECT_EQ(before, after);
+  // (The poisoning is real: mode 0 sees it.)
+  const auto [b0, a0] = before_after(KvType::turbo3, ProfileMode::full, Poison::signs);
+  EXPECT_NE(b0, a0);
   // ... but it does read the index bits: poisoning those changes the output.
   const auto [b2, a2] = before_after(KvType::turbo3, ProfileMode::no_sign, Poison::indices);
   EXPECT_NE(b2, a2);

@@ -269,11 +269,12 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   }
   detail::count(detail::live_counters().pipelines, 1);
   if (stats) p.statistics = read_statistics(d, p.pipeline);
-  if (ir_dir && *ir_dir) {
-    std::string values;
-    for (uint32_t c : key.constants) values += (values.empty() ? "" : "_") + std::to_string(c);
-    dump_internal_representations(d, p.pipeline, ir_dir, key.shader + "-" + std::to_string(fnv1a(
-        reinterpret_cast<const uint8_t*>(values.data()), values.size()) % 1000000));
+  if (ir_dir && *ir_dir) {  // files named after the shader and a hash of its constants
+    const auto* c = reinterpret_cast<const uint8_t*>(key.constants.data());
+    std::string label = key.shader;
+    label += '-';
+    label += std::to_string(fnv1a(c, key.constants.size() * 4) % 1000000);
+    dump_internal_representations(d, p.pipeline, ir_dir, label);
   }
   if (spdlog::should_log(spdlog::level::debug)) {
     std::string values;
