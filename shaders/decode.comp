@@ -246,14 +246,12 @@ TKV_DEFINE_FETCH(fetch_v, v4, v2, v1, V_TYPE, V_TILED, false, V_GROUP, V_GROUPS,
 // The lane's element i: its dim, and for tiles where its bits are among the lane's words for a
 // token at tile position t (the magnitude field's first bit, and the pair's index j; the sign is
 // bit j % 16 + 16 e of sign word j / 16, e the element of the pair).
-uint k_dim_of(uint lane, uint i) {
-  if (!K_TILED) return lane * DPL + i;
-  return 16u * ((lane / 4u) * K_BPL + i / 4u) + 8u * ((i / 2u) % 2u) + 2u * (lane % 4u) + i % 2u;
-}
-uint v_dim_of(uint lane, uint i) {
-  if (!V_TILED) return lane * DPL + i;
-  return 16u * ((lane / 8u) * V_BPL + i / 2u) + 8u * (i % 2u) + lane % 8u;
-}
+// (As a lane base plus a constant per element: a loop over the elements whose body called a
+// function with branches stayed rolled, and the H100 compiler put o in local memory.)
+uint k_dim_base(uint lane) { return K_TILED ? 16u * (lane / 4u) * K_BPL + 2u * (lane % 4u) : lane * DPL; }
+uint k_dim_off(uint i) { return K_TILED ? 16u * (i / 4u) + 8u * ((i / 2u) % 2u) + i % 2u : i; }
+uint v_dim_base(uint lane) { return V_TILED ? 16u * (lane / 8u) * V_BPL + lane % 8u : lane * DPL; }
+uint v_dim_off(uint i) { return V_TILED ? 16u * (i / 2u) + 8u * (i % 2u) : i; }
 
 // Tiles, once per token: shifts the lane's words of the token at tile position t so that the
 // field of its element i sits where tile_element() looks, at a position that is a constant once
@@ -396,7 +394,7 @@ TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
       float acc = 0.0;                                                                            \
       if (USE_QLUT) {                                                                             \
         [[unroll]] for (uint k = 0; k < DPL; ++k)                                                 \
-          if (k_dim_of(lane, k) < K_DIM) acc += tsh[(j * K_DIM + k_dim_of(lane, k)) * NC + uint(kv[k / 4][k % 4])]; \
+          if (kdim0 + k_dim_off(k) < K_DIM) acc += tsh[(j * K_DIM + kdim0 + k_dim_off(k)) * NC + uint(kv[k / 4][k % 4])]; \
         acc *= ksc;                                                                               \
       } else if (K_REGLUT) {                                                                      \
         [[unroll]] for (uint k = 0; k < DPL; ++k) acc += q[j * DPL4 + k / 4][k % 4] * r[uint(kv[k / 4][k % 4])]; \
@@ -450,6 +448,8 @@ void main() {
   if (start >= len) return;  // uniform: the whole workgroup leaves
   const uint end = min(len, start + pc.chunk);
 
+  const uint kdim0 = k_dim_base(lane), vdim0 = v_dim_base(lane);  // the lane's first dims
+
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   if (VARIANT == VARIANT_SMEM) {
@@ -484,7 +484,7 @@ void main() {
   vec4 q[ROWS * DPL4];
   [[unroll]] for (uint j = 0; j < ROWS; ++j)
     [[unroll]] for (uint i = 0; i < DPL; ++i) {
-      const uint d = k_dim_of(lane, i);
+      const uint d = kdim0 + k_dim_off(i);
       q[j * DPL4 + i / 4][i % 4] = d < K_DIM ? qsh[j * QDIM + d] : 0.0;
     }
   if (USE_QLUT) {
@@ -643,7 +643,7 @@ void main() {
       [[unroll]] for (uint j = 0; j < ROWS; ++j) {
         const float a = MR(j) == NEG_INF ? 0.0 : exp(MR(j) - m_all[j]);
         [[unroll]] for (uint i = 0; i < DPL; ++i) {
-          const uint d = v_dim_of(lane, i);
+          const uint d = vdim0 + v_dim_off(i);
           if (d < V_DIM) qsh[j * QDIM + d] = (g == 0 ? 0.0 : qsh[j * QDIM + d]) + a * o[j * DPL4 + i / 4][i % 4];
         }
       }
