@@ -127,9 +127,9 @@ shared uvec2 region[REGION];
 #define MSH_SET(i, v) region[(MSH + (i)) / 2u][(MSH + (i)) % 2u] = floatBitsToUint(v)
 #define MSH_GET(i) uintBitsToFloat(region[(MSH + (i)) / 2u][(MSH + (i)) % 2u])
 shared float qsh[ROWS * DIM];                  // the rotated query rows
-// The B operands are stored column-major (a column's consecutive k side by side), the order in
-// which mma.m16n8k16 holds B: loaded row-major, the driver transposed every B fragment with
-// MOVM before every MMA (H100 SASS).
+// The B operands are stored column-major (a column's consecutive k side by side, the order of
+// mma.m16n8k16's B registers). (The driver still transposes each B fragment with MOVM before
+// each MMA, as it did for row-major B: H100 SASS, no change in time.)
 shared float16_t qb[8 * DIM];                  // Qb: [column][dim]: q_hi of rows 0..3, then q_lo
 shared float16_t pb[SUBGROUPS * 8 * TILE];     // per subgroup Pb: [column][token]: w_hi 0..3, w_lo
 const uint MAX_SPLIT_PAGES = 512;

@@ -51,8 +51,8 @@ float turbo_centroid(uint type, uint variant, uint idx) {
   return type == TYPE_TURBO2 ? C2[idx] : type == TYPE_TURBO3 ? C3[idx] : C4[idx];
 }
 
-// The two full turbo indices of pair-table entry e (two consecutive elements' stored bits: turbo2
-// 2 + 2 index bits; turbo3 2 + 2 low index bits, then their 2 sign bits; turbo4 4 + 4).
+// The two full turbo indices of pair-table entry e of decode.comp's smem variant (two elements'
+// indices: turbo2 2 + 2 index bits; turbo3 2 + 2 low index bits, then their 2 high bits; turbo4 4 + 4).
 uvec2 pair_indices(uint type, uint e) {
   if (type == TYPE_TURBO4) return uvec2(e & 15u, e >> 4);
   if (type == TYPE_TURBO2) return uvec2(e & 3u, (e >> 2) & 3u);
