@@ -22,9 +22,10 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 
 // Workgroups that keep every SM/CU busy: the kernel streams without workgroup barriers and holds
 // few registers, so several workgroups per unit run at once and hide the memory latency.
-// The tensor-core kernel holds ~150 registers per invocation and 2 of its workgroups run per SM
-// (H100: forced split counts at 32K and 128K were fastest at 2 x 132 workgroups, 9-16% faster than
-// 4 x 132; 2.4-3 x 132 were slowest, a second wave with one workgroup per SM).
+// The tensor-core kernel holds ~150-160 registers per invocation and 2 of its workgroups run per
+// SM (H100, session 4: forced split counts at 32K and 128K were fastest at 2 x 132 workgroups,
+// 9-16% faster than 4 x 132; 2.4-3 x 132 were slowest, a second wave with one workgroup per SM;
+// not re-measured on the tile layout, 160 registers and 23.5 KB of shared memory).
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2;
 uint32_t target_workgroups(const DeviceCaps& caps, Variant variant) {
   const uint32_t units = caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);

@@ -127,7 +127,7 @@ PY
       ;;
     inspect)
       I=/tmp/inspect; rm -rf $I; mkdir -p $I
-      (command -v ncu nvdisasm cuobjdump; ncu --version; nvdisasm --version) > $I/tools.txt 2>&1
+      (command -v nvdisasm; nvdisasm --version) > $I/tools.txt 2>&1
       TKV_PIPELINE_STATS=1 TKV_PIPELINE_IR=$I/ir TKV_LOG=debug TKV_CACHE_DIR=$I/cache $B/profile/turboprof profile \
         --workload llama8b --ctx 32k,128k --types ${INSPECT_TYPES:-turbo3,f16} --variants ${INSPECT_VARIANTS:-smem,tc} \
         --modes 0,1 --repeat 20 > $I/run.txt 2>&1

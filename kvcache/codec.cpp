@@ -67,53 +67,6 @@ void signed_hadamard(std::span<const float> x, std::span<float> y, std::span<con
   for (uint32_t i = 0; i < n; ++i) y[i] = post[i] * (buf[i] / scale);
 }
 
-// Bit packing of one turbo block (G = 64 or 128). Layout: f16 norm, [turbo4: f16 reserved = 0],
-// then the index arrays of kv-formats.md, halved for G = 64.
-void pack_turbo(KvType type, uint32_t g, uint32_t bytes, uint16_t norm, const uint8_t* idx,
-                uint8_t* blk) {
-  std::memset(blk, 0, bytes);  // indices are OR-ed in; turbo4's reserved field stays 0
-  blk[0] = static_cast<uint8_t>(norm & 0xff);
-  blk[1] = static_cast<uint8_t>(norm >> 8);
-  switch (type) {
-    case KvType::turbo2: {
-      uint8_t* qs = blk + 2;
-      for (uint32_t j = 0; j < g; ++j) qs[j / 4] |= static_cast<uint8_t>(idx[j] << (2 * (j % 4)));
-      break;
-    }
-    case KvType::turbo3: {
-      uint8_t* qs = blk + 2;
-      uint8_t* signs = qs + g / 4;
-      for (uint32_t j = 0; j < g; ++j) {
-        qs[j / 4] |= static_cast<uint8_t>((idx[j] & 3u) << (2 * (j % 4)));
-        signs[j / 8] |= static_cast<uint8_t>((idx[j] >> 2) << (j % 8));
-      }
-      break;
-    }
-    case KvType::turbo4: {
-      uint8_t* qs = blk + 4;  // after norm and the reserved f16 (left 0)
-      for (uint32_t j = 0; j < g; ++j) qs[j / 2] |= static_cast<uint8_t>(idx[j] << (4 * (j % 2)));
-      break;
-    }
-    default:
-      break;
-  }
-}
-
-uint32_t unpack_index(KvType type, uint32_t g, const uint8_t* blk, uint32_t j) {
-  switch (type) {
-    case KvType::turbo2:
-      return (blk[2 + j / 4] >> (2 * (j % 4))) & 3u;
-    case KvType::turbo3: {
-      const uint32_t low2 = (blk[2 + j / 4] >> (2 * (j % 4))) & 3u;
-      const uint32_t hi = (blk[2 + g / 4 + j / 8] >> (j % 8)) & 1u;
-      return low2 | (hi << 2);
-    }
-    case KvType::turbo4:
-      return (blk[4 + j / 2] >> (4 * (j % 2))) & 15u;
-    default:
-      return 0;
-  }
-}
 
 void quantize_turbo_group(KvType type, const float* x, uint32_t g, uint32_t bytes, uint8_t* blk) {
   const TypeTraits& t = traits(type);
@@ -168,6 +121,54 @@ void quantize_q8_0_block(const float* x, uint8_t* blk) {
 uint16_t load_u16(const uint8_t* p) { return static_cast<uint16_t>(p[0] | (p[1] << 8)); }
 
 }  // namespace
+
+// Bit packing of one turbo block (G = 64 or 128). Layout: f16 norm, [turbo4: f16 reserved = 0],
+// then the index arrays of kv-formats.md, halved for G = 64.
+void pack_turbo(KvType type, uint32_t g, uint32_t bytes, uint16_t norm, const uint8_t* idx,
+                uint8_t* blk) {
+  std::memset(blk, 0, bytes);  // indices are OR-ed in; turbo4's reserved field stays 0
+  blk[0] = static_cast<uint8_t>(norm & 0xff);
+  blk[1] = static_cast<uint8_t>(norm >> 8);
+  switch (type) {
+    case KvType::turbo2: {
+      uint8_t* qs = blk + 2;
+      for (uint32_t j = 0; j < g; ++j) qs[j / 4] |= static_cast<uint8_t>(idx[j] << (2 * (j % 4)));
+      break;
+    }
+    case KvType::turbo3: {
+      uint8_t* qs = blk + 2;
+      uint8_t* signs = qs + g / 4;
+      for (uint32_t j = 0; j < g; ++j) {
+        qs[j / 4] |= static_cast<uint8_t>((idx[j] & 3u) << (2 * (j % 4)));
+        signs[j / 8] |= static_cast<uint8_t>((idx[j] >> 2) << (j % 8));
+      }
+      break;
+    }
+    case KvType::turbo4: {
+      uint8_t* qs = blk + 4;  // after norm and the reserved f16 (left 0)
+      for (uint32_t j = 0; j < g; ++j) qs[j / 2] |= static_cast<uint8_t>(idx[j] << (4 * (j % 2)));
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+uint32_t unpack_index(KvType type, uint32_t g, const uint8_t* blk, uint32_t j) {
+  switch (type) {
+    case KvType::turbo2:
+      return (blk[2 + j / 4] >> (2 * (j % 4))) & 3u;
+    case KvType::turbo3: {
+      const uint32_t low2 = (blk[2 + j / 4] >> (2 * (j % 4))) & 3u;
+      const uint32_t hi = (blk[2 + g / 4 + j / 8] >> (j % 8)) & 1u;
+      return low2 | (hi << 2);
+    }
+    case KvType::turbo4:
+      return (blk[4 + j / 2] >> (4 * (j % 2))) & 15u;
+    default:
+      return 0;
+  }
+}
 
 void rotate_group(std::span<const float> x, std::span<float> y) {
   check_group_spans(x.size(), y.size(), "rotate_group");

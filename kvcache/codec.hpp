@@ -25,6 +25,12 @@ void quantize_row(KvType type, uint32_t head_dim, std::span<const float> x, std:
 // rotated basis (no inverse rotation), as the spec says.
 void dequantize_row(KvType type, uint32_t head_dim, std::span<const uint8_t> in, std::span<float> out);
 
+// One turbo block of G = 64 or 128 elements (kv-formats.md: f16 norm, [turbo4: f16 reserved = 0],
+// then the index arrays): packed from its G indices and norm bits (`bytes` = block_bytes), and
+// index j read back.
+void pack_turbo(KvType type, uint32_t g, uint32_t bytes, uint16_t norm, const uint8_t* idx, uint8_t* blk);
+uint32_t unpack_index(KvType type, uint32_t g, const uint8_t* blk, uint32_t j);
+
 // Rotated-basis helpers used by tests and references.
 // Index of the nearest centroid of a rotated value (count of midpoints m with y >= m).
 uint32_t nearest_index(KvType type, float y);

@@ -528,7 +528,8 @@ void KvCache::import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t he
   const uint32_t first_new = reserve(s, std::max<uint64_t>(end, *std::max_element(s.lengths.begin(), s.lengths.end())));
   try {
     if (l.tiled()) {
-      // The rows' tiles hold other tokens' bits too: read them, write the rows in, write them back.
+      // The rows' tiles hold other tokens' bits too: read them, write the rows in, write them back
+      // (through one host-coherent staging buffer).
       const TileRuns runs = tile_runs(l, s.pages, head, begin, uint32_t(end));
       vk::Buffer staging(*ctx_, runs.bytes, vk::MemoryKind::readback);
       ctx_->run([&](vk::Recorder& r) {
@@ -536,16 +537,14 @@ void KvCache::import_rows(SequenceId seq, uint32_t layer, Side side, uint32_t he
         r.copy(buffer(layer, side).handle(), staging.handle(), runs.regions);
         r.host_barrier();
       });
-      vk::Buffer upload(*ctx_, runs.bytes, vk::MemoryKind::upload);
-      auto* tiles = static_cast<uint8_t*>(upload.mapped());
-      std::memcpy(tiles, staging.mapped(), runs.bytes);
+      auto* tiles = static_cast<uint8_t*>(staging.mapped());
       for (uint64_t i = 0; i < n; ++i)
         reference_to_tile(l.row, side, reference_bytes.data() + i * ref, (begin + i) % TileLayout::kTokens,
                           tiles + runs.at[i]);
       auto regions = runs.regions;
       for (VkBufferCopy& c : regions) std::swap(c.srcOffset, c.dstOffset);
       ctx_->run([&](vk::Recorder& r) {
-        r.copy(upload.handle(), buffer(layer, side).handle(), regions);
+        r.copy(staging.handle(), buffer(layer, side).handle(), regions);
         r.barrier();
       });
     } else {

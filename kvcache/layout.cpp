@@ -1,7 +1,9 @@
 #include "kvcache/layout.hpp"
 
 #include <cstring>
+#include <vector>
 
+#include "kvcache/codec.hpp"
 #include "kvcache/error.hpp"
 
 namespace tkv {
@@ -83,25 +85,6 @@ TileSlot tile_slot(Side side, uint32_t t, uint32_t d) {
 
 namespace {
 
-// Index j of a turbo group's reference bits (the block after its norm / reserved half-word).
-uint32_t reference_index(KvType type, uint32_t group, const uint8_t* body, uint32_t j) {
-  switch (type) {
-    case KvType::turbo2: return (body[j / 4] >> (2 * (j % 4))) & 3u;
-    case KvType::turbo4: return (body[j / 2] >> (4 * (j % 2))) & 15u;
-    default: return ((body[j / 4] >> (2 * (j % 4))) & 3u) | (((body[group / 4 + j / 8] >> (j % 8)) & 1u) << 2);
-  }
-}
-
-void set_reference_index(KvType type, uint32_t group, uint8_t* body, uint32_t j, uint32_t idx) {
-  switch (type) {
-    case KvType::turbo2: body[j / 4] |= uint8_t(idx << (2 * (j % 4))); break;
-    case KvType::turbo4: body[j / 2] |= uint8_t(idx << (4 * (j % 2))); break;
-    default:
-      body[j / 4] |= uint8_t((idx & 3u) << (2 * (j % 4)));
-      body[group / 4 + j / 8] |= uint8_t((idx >> 2) << (j % 8));
-  }
-}
-
 // Bits [bit, bit + n) of lane L's little-endian word sequence in a tile (word w at 32 w + L).
 uint32_t get_lane_bits(const uint8_t* tile, uint32_t lane, uint32_t bit, uint32_t n) {
   uint32_t v = 0;
@@ -137,11 +120,9 @@ uint32_t norm_offset(const TileLayout& tl, uint32_t grp, uint32_t t) { return tl
 
 void reference_to_tile(const RowLayout& l, Side side, const uint8_t* ref, uint32_t t, uint8_t* tile) {
   const TileLayout tl = TileLayout::make(l);
-  const uint32_t block = block_bytes(l.type, l.head_dim), header = l.type == KvType::turbo4 ? 4 : 2;
-  const uint32_t half = 1u << tl.mag_bits;
+  const uint32_t block = block_bytes(l.type, l.head_dim), half = 1u << tl.mag_bits;
   for (uint32_t d = 0; d < l.stored_dim; ++d) {
-    const uint32_t grp = d / l.group_elems;
-    const uint32_t idx = reference_index(l.type, l.group_elems, ref + grp * block + header, d % l.group_elems);
+    const uint32_t idx = unpack_index(l.type, l.group_elems, ref + d / l.group_elems * block, d % l.group_elems);
     const bool negative = idx < half;
     const TileSlot s = tile_slot(side, t, d);
     put_lane_bits(tile, s.lane, mag_bit(tl, s), tl.mag_bits, negative ? half - 1 - idx : idx - half);
@@ -152,18 +133,19 @@ void reference_to_tile(const RowLayout& l, Side side, const uint8_t* ref, uint32
 
 void tile_to_reference(const RowLayout& l, Side side, const uint8_t* tile, uint32_t t, uint8_t* ref) {
   const TileLayout tl = TileLayout::make(l);
-  const uint32_t block = block_bytes(l.type, l.head_dim), header = l.type == KvType::turbo4 ? 4 : 2;
-  const uint32_t half = 1u << tl.mag_bits;
-  std::memset(ref, 0, row_bytes(l.type, l.head_dim));
-  for (uint32_t d = 0; d < l.stored_dim; ++d) {
-    const TileSlot s = tile_slot(side, t, d);
-    const uint32_t mi = get_lane_bits(tile, s.lane, mag_bit(tl, s), tl.mag_bits);
-    const bool negative = get_lane_bits(tile, s.lane, sign_bit(tl, s), 1) != 0;
-    const uint32_t grp = d / l.group_elems;
-    set_reference_index(l.type, l.group_elems, ref + grp * block + header, d % l.group_elems,
-                        negative ? half - 1 - mi : half + mi);
+  const uint32_t block = block_bytes(l.type, l.head_dim), half = 1u << tl.mag_bits;
+  std::vector<uint8_t> idx(l.group_elems);
+  for (uint32_t grp = 0; grp < l.groups; ++grp) {
+    for (uint32_t j = 0; j < l.group_elems; ++j) {
+      const TileSlot s = tile_slot(side, t, grp * l.group_elems + j);
+      const uint32_t mi = get_lane_bits(tile, s.lane, mag_bit(tl, s), tl.mag_bits);
+      const bool negative = get_lane_bits(tile, s.lane, sign_bit(tl, s), 1) != 0;
+      idx[j] = uint8_t(negative ? half - 1 - mi : half + mi);
+    }
+    uint16_t norm;
+    std::memcpy(&norm, tile + norm_offset(tl, grp, t), 2);
+    pack_turbo(l.type, l.group_elems, block, norm, idx.data(), ref + grp * block);
   }
-  for (uint32_t grp = 0; grp < l.groups; ++grp) std::memcpy(ref + grp * block, tile + norm_offset(tl, grp, t), 2);
 }
 
 }  // namespace tkv

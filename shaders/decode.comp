@@ -91,8 +91,8 @@ const uint K_RNW = DPL * K_LBITS < 32 ? 1 : DPL * K_LBITS / 32;
 const uint V_RNW = DPL * V_LBITS < 32 ? 1 : DPL * V_LBITS / 32;
 // Turbo tiles (kvcache/layout.hpp): a K lane owns, for c = lane % 4, the dims 16 blk + 8 h + 2c
 // + e of its DPL / 4 blocks; a V lane owns, for g = lane % 8, the dims 16 blk + 8 h + g of its
-// DPL / 2 blocks. A token's bits of them sit in one tile lane's words: magnitude words (both
-// halves of the tile's tokens interleaved) and sign words; norms per group.
+// DPL / 2 blocks. A token's bits of them sit in one tile lane's words (pair fields of both
+// halves of the tile's tokens, interleaved); norms per group.
 const bool K_TILED = K_TYPE >= TYPE_TURBO2, V_TILED = V_TYPE >= TYPE_TURBO2;
 const uint K_BITS = K_TYPE == TYPE_TURBO2 ? 2 : K_TYPE == TYPE_TURBO3 ? 3 : 4;
 const uint V_BITS = V_TYPE == TYPE_TURBO2 ? 2 : V_TYPE == TYPE_TURBO3 ? 3 : 4;
@@ -243,11 +243,7 @@ shared uint split_pages[MAX_SPLIT_PAGES];
 TKV_DEFINE_FETCH(fetch_k, k4, k2, k1, K_TYPE, K_TILED, true, K_GROUP, K_GROUPS, K_BITS_ROW, K_REGION, K_NW, K_NSC, K_LBITS, K_DIM, K_F, K_BPL)
 TKV_DEFINE_FETCH(fetch_v, v4, v2, v1, V_TYPE, V_TILED, false, V_GROUP, V_GROUPS, V_BITS_ROW, V_REGION, V_NW, V_NSC, V_LBITS, V_DIM, V_F, V_BPL)
 
-// The lane's element i: its dim, and for tiles where its bits are among the lane's words for a
-// token at tile position t (the magnitude field's first bit, and the pair's index j; the sign is
-// bit j % 16 + 16 e of sign word j / 16, e the element of the pair).
-// (As a lane base plus a constant per element: a loop over the elements whose body called a
-// function with branches stayed rolled, and the H100 compiler put o in local memory.)
+// The dim of the lane's element i on each side: the lane's base plus a constant per element.
 uint k_dim_base(uint lane) { return K_TILED ? 16u * (lane / 4u) * K_BPL + 2u * (lane % 4u) : lane * DPL; }
 uint k_dim_off(uint i) { return K_TILED ? 16u * (i / 4u) + 8u * ((i / 2u) % 2u) + i % 2u : i; }
 uint v_dim_base(uint lane) { return V_TILED ? 16u * (lane / 8u) * V_BPL + lane % 8u : lane * DPL; }
