@@ -255,7 +255,12 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
                p.direct() ? 1u : 0u,  uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
                uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
   auto& pipelines = cache_.context().pipelines();
-  const auto& decode = pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush))});
+  // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
+  // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598
+  // -> 313 us). The tc kernel is left to the driver: host-specialized it grew 4x in code and was
+  // slower (turbo4 128K 128 -> 265 us).
+  const auto& decode =
+      pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush)), 0, /*host_specialize=*/!tc});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer

@@ -11,6 +11,8 @@
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/shader_registry.hpp"
+#include "kvcache/vk/specialize.hpp"
 #include "kvcache/vk/timer.hpp"
 
 using namespace tkv;
@@ -112,18 +114,21 @@ TEST_F(Runtime, UploadDownloadRoundTrip) {
   EXPECT_THROW(upload(*ctx_, b, 3996, std::as_bytes(std::span(data))), Error);
 }
 
-TEST_F(Runtime, StreamReadShaderComputesTheSameXorAsTheCpu) {
+namespace {
+
+// The XOR of `words` random words, computed by the stream_read shader at workgroup size `local`.
+void expect_stream_read_xor(Context& ctx, bool host_specialize) {
   std::mt19937 rng(1);
   const uint32_t words = 4 * 4096;
   std::vector<uint32_t> data(words);
   for (auto& w : data) w = rng();
-  Buffer src(*ctx_, words * 4, MemoryKind::device);
-  upload(*ctx_, src, 0, std::as_bytes(std::span(data)));
+  Buffer src(ctx, words * 4, MemoryKind::device);
+  upload(ctx, src, 0, std::as_bytes(std::span(data)));
   const uint32_t groups = 16, local = 64;
-  Buffer dst(*ctx_, groups * 4, MemoryKind::readback);
-  const auto& p = ctx_->pipelines().get({"stream_read", {local}, 2, 4});
-  TimestampPool timer(*ctx_, 2);
-  ctx_->run([&](Recorder& r) {
+  Buffer dst(ctx, groups * 4, MemoryKind::readback);
+  const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4, 0, host_specialize});
+  TimestampPool timer(ctx, 2);
+  ctx.run([&](Recorder& r) {
     timer.reset(r);
     timer.write(r, 0);
     const uint32_t count = words / 4;
@@ -133,7 +138,7 @@ TEST_F(Runtime, StreamReadShaderComputesTheSameXorAsTheCpu) {
     r.host_barrier();
   });
   std::vector<uint32_t> out(groups);
-  download(*ctx_, dst, 0, std::as_writable_bytes(std::span(out)));
+  download(ctx, dst, 0, std::as_writable_bytes(std::span(out)));
   uint32_t gpu = 0, cpu = 0;
   for (uint32_t w : out) gpu ^= w;
   for (uint32_t w : data) cpu ^= w;
@@ -141,10 +146,38 @@ TEST_F(Runtime, StreamReadShaderComputesTheSameXorAsTheCpu) {
   auto ns = timer.read_ns();
   EXPECT_GE(ns[1], ns[0]);
   // The same key returns the same pipeline; another constant builds another.
-  EXPECT_EQ(&p, &ctx_->pipelines().get({"stream_read", {local}, 2, 4}));
-  const size_t before = ctx_->pipelines().size();
-  ctx_->pipelines().get({"stream_read", {32}, 2, 4});
-  EXPECT_EQ(ctx_->pipelines().size(), before + 1);
+  EXPECT_EQ(&p, &ctx.pipelines().get({"stream_read", {local}, 2, 4, 0, host_specialize}));
+  const size_t before = ctx.pipelines().size();
+  ctx.pipelines().get({"stream_read", {32}, 2, 4, 0, host_specialize});
+  EXPECT_EQ(ctx.pipelines().size(), before + 1);
+}
+
+}  // namespace
+
+TEST_F(Runtime, StreamReadShaderComputesTheSameXorAsTheCpu) { expect_stream_read_xor(*ctx_, false); }
+
+// Specialized on the host, the shader keeps its workgroup size (a spec constant: were it lost, the
+// grid-stride loop would cover other words and the XOR would differ).
+TEST_F(Runtime, HostSpecializedShaderComputesTheSameXor) { expect_stream_read_xor(*ctx_, true); }
+
+TEST(Specialize, ConstantsBecomeConstantsAndBrokenModulesFallBack) {
+  // stream_read's one spec constant (id 0) is its workgroup size.
+  const std::vector<uint32_t> constants = {48};
+  const auto out = specialize_spirv(find_shader("stream_read"), constants, "stream_read");
+  ASSERT_FALSE(out.empty());
+  bool spec_left = false, has_48 = false;
+  for (size_t i = 5; i < out.size();) {
+    const uint32_t n = out[i] >> 16, op = out[i] & 0xffffu;
+    ASSERT_GT(n, 0u);
+    if ((op >= 48 && op <= 52) || (op == 71 && out[i + 2] == 1)) spec_left = true;  // OpSpecConstant*, SpecId
+    if (op == 43 && n == 4 && out[i + 3] == 48) has_48 = true;                      // OpConstant 48
+    i += n;
+  }
+  EXPECT_FALSE(spec_left);
+  EXPECT_TRUE(has_48);
+  // Not SPIR-V: the optimizer refuses it, and the caller falls back to the driver (empty result).
+  const std::vector<uint32_t> junk = {0x07230203, 0x00010500, 0, 8, 0, 0xdeadbeef, 1, 2};
+  EXPECT_TRUE(specialize_spirv(junk, constants, "junk").empty());
 }
 
 TEST_F(Runtime, UnknownShaderAndWrongBindingsAreErrors) {

@@ -16,6 +16,7 @@
 #include "kvcache/vk/context.hpp"
 #include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
+#include "kvcache/vk/specialize.hpp"
 
 namespace tkv::vk {
 namespace {
@@ -204,20 +205,39 @@ const Pipeline& PipelineStore::get(const PipelineKey& key) {
   return pipelines_.emplace(key, build(key)).first->second;
 }
 
+// The shader module of `key`: where the key asks for it, its SPIR-V specialized on the host
+// (specialize.hpp), owned by the caller; else, or where that is turned off (TKV_SPECIALIZE=0) or
+// fails, the shared module of the embedded SPIR-V, which the driver specializes (`owned` false).
+VkShaderModule PipelineStore::module_for(const PipelineKey& key, bool& owned) {
+  VkDevice d = ctx_.device();
+  auto words = find_shader(key.shader);
+  if (words.empty()) fail(ErrorCode::invalid_argument, "no embedded shader named '" + key.shader + "'");
+  const char* env = std::getenv("TKV_SPECIALIZE");
+  const bool host = key.host_specialize && !key.constants.empty() && !(env && std::string(env) == "0");
+  const std::vector<uint32_t> specialized = host ? specialize_spirv(words, key.constants, key.shader) : std::vector<uint32_t>{};
+  owned = !specialized.empty();
+  if (!owned)
+    if (auto it = modules_.find(key.shader); it != modules_.end()) return it->second;
+  VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  info.codeSize = (owned ? specialized.size() : words.size()) * 4;
+  info.pCode = owned ? specialized.data() : words.data();
+  VkShaderModule module = VK_NULL_HANDLE;
+  TKV_VK(vkCreateShaderModule(d, &info, nullptr, &module));
+  if (!owned) modules_[key.shader] = module;
+  return module;
+}
+
 Pipeline PipelineStore::build(const PipelineKey& key) {
   VkDevice d = ctx_.device();
-  VkShaderModule module = VK_NULL_HANDLE;
-  if (auto it = modules_.find(key.shader); it != modules_.end()) {
-    module = it->second;
-  } else {
-    auto words = find_shader(key.shader);
-    if (words.empty()) fail(ErrorCode::invalid_argument, "no embedded shader named '" + key.shader + "'");
-    VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-    info.codeSize = words.size() * 4;
-    info.pCode = words.data();
-    TKV_VK(vkCreateShaderModule(d, &info, nullptr, &module));
-    modules_[key.shader] = module;
-  }
+  bool owned_module = false;
+  VkShaderModule module = module_for(key, owned_module);
+  struct ModuleGuard {  // a specialized module is needed only while the pipeline is created
+    VkDevice d;
+    VkShaderModule m;
+    ~ModuleGuard() {
+      if (m) vkDestroyShaderModule(d, m, nullptr);
+    }
+  } guard{d, owned_module ? module : VK_NULL_HANDLE};
 
   Pipeline p;
   p.buffers = key.buffers;
@@ -255,7 +275,7 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   info.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
   info.stage.module = module;
   info.stage.pName = "main";
-  info.stage.pSpecializationInfo = entries.empty() ? nullptr : &spec;
+  info.stage.pSpecializationInfo = entries.empty() || owned_module ? nullptr : &spec;
   if (key.required_subgroup_size) info.stage.pNext = &subgroup;
   info.layout = p.layout;
   const bool stats = ctx_.pipeline_statistics() && std::getenv("TKV_PIPELINE_STATS");

@@ -22,6 +22,9 @@ struct PipelineKey {
   uint32_t buffers = 1;               // storage buffers at bindings 0..buffers-1 of set 0
   uint32_t push_constant_bytes = 0;
   uint32_t required_subgroup_size = 0;  // 0: driver's choice
+  // Specialize the SPIR-V on the host (specialize.hpp) instead of passing the constants to the
+  // driver; TKV_SPECIALIZE=0 turns it off everywhere (for A/B measurements).
+  bool host_specialize = false;
   auto operator<=>(const PipelineKey&) const = default;
 };
 
@@ -51,6 +54,7 @@ class PipelineStore {
 
  private:
   Pipeline build(const PipelineKey& key);
+  VkShaderModule module_for(const PipelineKey& key, bool& owned);
   void load();
   Context& ctx_;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
