@@ -22,14 +22,18 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 
 // Workgroups that keep every SM/CU busy: the kernel streams without workgroup barriers and holds
 // few registers, so several workgroups per unit run at once and hide the memory latency.
-// The tensor-core kernel holds ~150-160 registers per invocation and 2 of its workgroups run per
-// SM (H100, session 4: forced split counts at 32K and 128K were fastest at 2 x 132 workgroups,
-// 9-16% faster than 4 x 132; 2.4-3 x 132 were slowest, a second wave with one workgroup per SM;
-// not re-measured on the tile layout, 160 registers and 23.5 KB of shared memory).
-constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2;
-uint32_t target_workgroups(const DeviceCaps& caps, Variant variant) {
+// The tensor-core kernel holds 160-177 registers per invocation: an SM holds 3 of its 128-wide
+// workgroups when the registers allow (<= 168) and the shared memory does. H100, session 6, forced
+// split counts: at 128K turbo2 (162 registers, 12.4 KB) ran 7% faster with 3 x 132 workgroups
+// than with 2 x 132 (88.7 against 95.6 us), and turbo3 6% once K and V shared one table (12.4 KB;
+// with 20 KB it did not fit a third: a second wave, 133 us); at 32K equal, at 8K 7% slower (each
+// split's fixed cost, on splits of a few tiles). turbo4 (177 registers) holds 2.
+// (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
+constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
+constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
+uint32_t target_workgroups(const DeviceCaps& caps, Variant variant, uint32_t per_unit) {
   const uint32_t units = caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
-  return (variant == Variant::tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnit) * units;
+  return (variant == Variant::tc ? per_unit : kWorkgroupsPerUnit) * units;
 }
 
 uint32_t min_subgroup(const DeviceCaps& caps) {
@@ -71,12 +75,14 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
-    // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
-    // turbo3 64; turbo4 64 magnitude pairs), later for the subgroups' outputs; the query rows, Qb,
-    // Pb, the page list.
+    // One region for the query rows, then the tables (16 copies of 8-byte entries: one per pair
+    // field, turbo2 16, turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs; one
+    // array for Qb, then Pb; the page list.
+    // (K and V of one type share a table.)
     auto entries = [](KvType t) -> uint32_t { return t == KvType::turbo2 ? 16 : 64; };
-    const uint32_t region = std::max(8 * 16 * (entries(s.k_type) + entries(s.v_type)), 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
-    return region + 4 * p.rows * dim + 2 * dim * 8 + 2 * 4 * 16 * 8 + 4 * kMaxSplitPages + 4;
+    const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
+    const uint32_t region = std::max(8 * 16 * tables, 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
+    return region + 2 * std::max<uint32_t>(dim * 8, 4 * 16 * 8) + 4 * kMaxSplitPages + 4;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -146,10 +152,10 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
                                             std::to_string(max_team) + " on " + caps.name + " are too small");
     while (pow2_ceil(ceil_div(qdim, p.dims_per_lane)) < min_team && p.dims_per_lane > 4) p.dims_per_lane /= 2;
     p.team = pow2_ceil(ceil_div(qdim, p.dims_per_lane));
-    // Tokens per step: the most that divide the page size and fit the shared memory.
-    // (Turbo tiles: a lane holds up to 3 words per token and side; at 4 tokens the H100 compiler
-    // spilled 560 B per invocation (turbo3, 8 dims x 4 rows), so 2 by default.)
-    p.unroll = request.unroll ? request.unroll : min_team > 1 ? 2 : 4;
+    // Tokens per step: the most that divide the page size and fit the shared memory, up to 4.
+    // (Turbo tiles, specialized on the host, H100 at 128K, 8 dims per lane: turbo3 smem 341 / 313
+    // / 285 us at 1 / 2 / 4 tokens, turbo4 328 / 299 / 265.)
+    p.unroll = request.unroll ? request.unroll : 4;
     // (The kernel holds unroll x rows partial scores per lane, padded to a power of two: at most 32.)
     while (p.unroll > 1 && (s.page_size % p.tokens_per_step() != 0 || decode_shared_bytes(caps, s, p) > budget ||
                             p.unroll * pow2_ceil(p.rows) > 32))
@@ -195,11 +201,10 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no reduce pass";
     p.chunk = ceil_div(ctx, step) * step;
   } else {
-    const uint32_t target = target_workgroups(caps, p.variant);
     // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
-    // wave: a few workgroups beyond what the units hold at once run as a second wave (H200 at
-    // 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A ragged
-    // batch's short sequences need fewer splits, which leaves room for shorter splits overall.
+    // wave of `target`: a few workgroups beyond what the units hold at once run as a second wave
+    // (H200 at 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A
+    // ragged batch's short sequences need fewer splits, which leaves room for shorter splits.
     const uint64_t per_seq = base / s.batch;  // KV heads x row chunks
     auto workgroups = [&](uint32_t chunk) {
       uint64_t n = 0;
@@ -207,13 +212,23 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
       return n * per_seq;
     };
-    uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
-    while (lo < hi) {
-      const uint32_t mid = lo + (hi - lo) / 2;
-      if (workgroups(mid * step) <= target) hi = mid;
-      else lo = mid + 1;
+    auto steps_for = [&](uint64_t target) {
+      uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
+      while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (workgroups(mid * step) <= target) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    const bool turbo4 = s.k_type == KvType::turbo4 || s.v_type == KvType::turbo4;
+    uint32_t target = target_workgroups(caps, p.variant, turbo4 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax);
+    uint32_t steps = steps_for(target);
+    if (p.variant == Variant::tc && steps < kTensorCoreMinStepsForMax) {
+      target = target_workgroups(caps, p.variant, kTensorCoreWorkgroupsPerUnit);
+      steps = steps_for(target);
     }
-    p.chunk = lo * step;
+    p.chunk = steps * step;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
   }

@@ -340,8 +340,9 @@ TKV_DEFINE_TILE_ELEMENT(v_tile_element, false, V_NW, V_F, V_MB)
 TKV_DEFINE_VALUES(k_values, K_TYPE, true, K_NW, K_NSC, K_LBITS, K_VARIANT, kcb, K_PAIRED, K_TILE_INDEX, K_SPAN, K_GROUP)
 TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb, false, V_TILE_INDEX, V_SPAN, V_GROUP)
 
-#define R_INDEX(j, d) ((j) * QDIM + (d))
-TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
+#define R_GET(j, d) qsh[(j) * QDIM + (d)]
+#define R_SET(j, d, v) qsh[(j) * QDIM + (d)] = (v)
+TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
 

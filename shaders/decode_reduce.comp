@@ -43,8 +43,9 @@ const uint CHUNK = 256;       // splits weighed per pass through shared memory
 shared float w_sh[CHUNK];     // exp(m_s - max m) of each split of the chunk
 shared float lw_sh[CHUNK];    // that times l_s
 
-#define R_INDEX(j, d) (d)
-TKV_DEFINE_HADAMARD(hadamard_row, row, R_INDEX)
+#define R_GET(j, d) row[d]
+#define R_SET(j, d, v) row[d] = (v)
+TKV_DEFINE_HADAMARD(hadamard_row, R_GET, R_SET)
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;

@@ -113,25 +113,34 @@ f16vec2 split_hilo(float x) {
 // Tables, 16 copies: entry e -> (hi pair, lo pair) of CS x the centroids of a pair field e
 // (turbo4: of its magnitudes e, positive).
 const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1 << V_F;
-// One region holds the tables in the loop and the subgroups' outputs (osh) and (m, l) (msh), as
-// float bits, after it: they are never live together, and the tables are most of the shared
-// memory, which decides how many workgroups an SM holds (turbo3 at 128K on the H100: 140 us with
-// 31.9 KB per workgroup, 97.5 us with this region, 23.5 KB).
-const uint TAB_K = 0, TAB_V = K_ENTRIES * 16;       // uvec2 offsets of the tables
+// One region holds, as float bits where they are floats: first the rotated query rows (qsh),
+// then the tables in the loop, then the subgroups' outputs (osh) and (m, l) (msh): never live
+// together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
+// H100: 140 us with 31.9 KB per workgroup, 97.5 us with the tables and the epilogue aliased,
+// 23.5 KB; with qsh here too and Qb / Pb in one array, 20 KB).
+// K and V of one type share one table.
+const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
+const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
 const uint OSH = 0, MSH = SUBGROUPS * ROWS * DIM;   // float offsets of osh and msh
-const uint REGION_T = (K_ENTRIES + V_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
-const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;
+const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
+const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2, for qsh)
 shared uvec2 region[REGION];
-#define OSH_SET(i, v) region[(OSH + (i)) / 2u][(OSH + (i)) % 2u] = floatBitsToUint(v)
-#define OSH_GET(i) uintBitsToFloat(region[(OSH + (i)) / 2u][(OSH + (i)) % 2u])
-#define MSH_SET(i, v) region[(MSH + (i)) / 2u][(MSH + (i)) % 2u] = floatBitsToUint(v)
-#define MSH_GET(i) uintBitsToFloat(region[(MSH + (i)) / 2u][(MSH + (i)) % 2u])
-shared float qsh[ROWS * DIM];                  // the rotated query rows
-// The B operands are stored column-major (a column's consecutive k side by side, the order of
-// mma.m16n8k16's B registers). (The driver still transposes each B fragment with MOVM before
-// each MMA, as it did for row-major B: H100 SASS, no change in time.)
-shared float16_t qb[8 * DIM];                  // Qb: [column][dim]: q_hi of rows 0..3, then q_lo
-shared float16_t pb[SUBGROUPS * 8 * TILE];     // per subgroup Pb: [column][token]: w_hi 0..3, w_lo
+#define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
+#define F_GET(i) uintBitsToFloat(region[(i) / 2u][(i) % 2u])
+#define OSH_SET(i, v) F_SET(OSH + (i), v)
+#define OSH_GET(i) F_GET(OSH + (i))
+#define MSH_SET(i, v) F_SET(MSH + (i), v)
+#define MSH_GET(i) F_GET(MSH + (i))
+#define QSH_SET(i, v) F_SET(i, v)
+#define QSH_GET(i) F_GET(i)
+// The B operands, one array: Qb in the prologue, then the subgroups' Pb in the loop. Stored
+// column-major (a column's consecutive k side by side, the order of mma.m16n8k16's B registers).
+// (The driver still transposes each B fragment with MOVM before each MMA, as it did for row-major
+// B: H100 SASS, no change in time.)
+//   Qb: [column][dim]: q_hi of rows 0..3, then q_lo
+//   Pb: per subgroup [column][token]: w_hi of rows 0..3, then w_lo
+const uint QB_SIZE = 8 * DIM, PB_SIZE = SUBGROUPS * 8 * TILE;
+shared float16_t frag[QB_SIZE > PB_SIZE ? QB_SIZE : PB_SIZE];
 const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
@@ -179,8 +188,9 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   vn = READS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
 
-#define R_INDEX(j, d) ((j) * DIM + (d))
-TKV_DEFINE_HADAMARD(hadamard_rows, qsh, R_INDEX)
+#define R_GET(j, d) QSH_GET((j) * DIM + (d))
+#define R_SET(j, d, v) QSH_SET((j) * DIM + (d), v)
+TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
 
@@ -199,8 +209,6 @@ void main() {
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
-  for (uint i = tid; i < V_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
   const uint lane8 = (lane % 16u) * 8u;
 
   // Query rows (scaled), rotated as the cache's K rows were.
@@ -211,14 +219,14 @@ void main() {
       const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
       v = load_q(pc.q_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d) * pc.scale;
     }
-    qsh[e] = v * sign1(d);
+    QSH_SET(e, v * sign1(d));
   }
   if (tid == 0u) qmax_bits = 0u;
   barrier();
   hadamard_rows(ROWS, DIM, DIM, tid, WG);
   for (uint e = tid; e < ROWS * DIM; e += WG) {
-    const float v = qsh[e] * sign2(e % DIM) * inv_sqrt_group(DIM);
-    qsh[e] = v;
+    const float v = QSH_GET(e) * sign2(e % DIM) * inv_sqrt_group(DIM);
+    QSH_SET(e, v);
     atomicMax(qmax_bits, floatBitsToUint(abs(v)));
   }
   barrier();
@@ -227,16 +235,20 @@ void main() {
   const float qs = qmax_bits == 0u ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
   for (uint e = tid; e < DIM * 8; e += WG) {
     const uint col = e / DIM, d = e % DIM, j = col % 4;
-    const float v = j < ROWS ? qsh[j * DIM + d] * qs : 0.0;
+    const float v = j < ROWS ? QSH_GET(j * DIM + d) * qs : 0.0;
     const f16vec2 h = split_hilo(v);
-    qb[e] = col < 4 ? h.x : h.y;
+    frag[e] = col < 4 ? h.x : h.y;
   }
   barrier();
   const float unscale = 1.0 / (CS * qs);  // a power of two
 
   // Qb's fragments, kept in registers for the whole split.
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
-  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], qb, kb * 16, DIM, true);
+  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
+  barrier();  // qsh and Qb are read: the tables and Pb take their place
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
+  barrier();
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
@@ -305,12 +317,12 @@ void main() {
       l_run[k] += p;
       const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
       const f16vec2 h = split_hilo(w);
-      pb[pbase + (2u * c + k) * TILE + g + t8] = c < 2u ? h.x : h.y;
+      frag[pbase + (2u * c + k) * TILE + g + t8] = c < 2u ? h.x : h.y;
     }
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
-    coopMatLoadNV(pf, pb, pbase, TILE, true);
+    coopMatLoadNV(pf, frag, pbase, TILE, true);
     subgroupBarrier();  // pb is read before the next tile overwrites it
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
