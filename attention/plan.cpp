@@ -27,7 +27,8 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // split counts: at 128K turbo2 (162 registers, 12.4 KB) ran 7% faster with 3 x 132 workgroups
 // than with 2 x 132 (88.7 against 95.6 us), and turbo3 6% once K and V shared one table (12.4 KB;
 // with 20 KB it did not fit a third: a second wave, 133 us); at 32K equal, at 8K 7% slower (each
-// split's fixed cost, on splits of a few tiles). turbo4 (177 registers) holds 2.
+// split's fixed cost, on splits of a few tiles). turbo4 (177 registers: 2 fit, so 392 workgroups
+// run as 1.5 waves) was still 3% faster with 3 x 132 (126.0 against 130.5 us; not understood).
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
@@ -221,8 +222,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       }
       return lo;
     };
-    const bool turbo4 = s.k_type == KvType::turbo4 || s.v_type == KvType::turbo4;
-    uint32_t target = target_workgroups(caps, p.variant, turbo4 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax);
+    uint32_t target = target_workgroups(caps, p.variant, kTensorCoreWorkgroupsPerUnitMax);
     uint32_t steps = steps_for(target);
     if (p.variant == Variant::tc && steps < kTensorCoreMinStepsForMax) {
       target = target_workgroups(caps, p.variant, kTensorCoreWorkgroupsPerUnit);

@@ -159,15 +159,10 @@ TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
   EXPECT_LE(p.workgroups, 2u * caps.compute_units);  // two workgroups an SM on splits of a few tiles
   EXPECT_GT(p.workgroups, caps.compute_units);
-  // Long splits: three turbo3 workgroups an SM; turbo4 holds more registers: two.
+  // Long splits: three workgroups an SM.
   const auto p3 = plan_decode(caps, llama8b(131072), {.variant = Variant::tc});
   EXPECT_LE(p3.workgroups, 3u * caps.compute_units);
   EXPECT_GT(p3.workgroups, 2u * caps.compute_units);
-  DecodeShape t4 = llama8b(131072);
-  t4.k_type = t4.v_type = KvType::turbo4;
-  const auto p4 = plan_decode(caps, t4, {.variant = Variant::tc});
-  EXPECT_LE(p4.workgroups, 2u * caps.compute_units);
-  EXPECT_GT(p4.workgroups, caps.compute_units);
   // One split still goes through the reduce pass (the kernel writes partials only).
   const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
   EXPECT_EQ(short_plan.splits, 1u);
