@@ -117,14 +117,14 @@ TEST_F(Runtime, UploadDownloadRoundTrip) {
 namespace {
 
 // The XOR of `words` random words, computed by the stream_read shader at workgroup size `local`.
-void expect_stream_read_xor(Context& ctx, bool host_specialize) {
+void expect_stream_read_xor(Context& ctx, bool host_specialize, uint32_t local = 64) {
   std::mt19937 rng(1);
   const uint32_t words = 4 * 4096;
   std::vector<uint32_t> data(words);
   for (auto& w : data) w = rng();
   Buffer src(ctx, words * 4, MemoryKind::device);
   upload(ctx, src, 0, std::as_bytes(std::span(data)));
-  const uint32_t groups = 16, local = 64;
+  const uint32_t groups = 16;
   Buffer dst(ctx, groups * 4, MemoryKind::readback);
   const auto& p = ctx.pipelines().get({"stream_read", {local}, 2, 4, 0, host_specialize});
   TimestampPool timer(ctx, 2);
@@ -148,7 +148,7 @@ void expect_stream_read_xor(Context& ctx, bool host_specialize) {
   // The same key returns the same pipeline; another constant builds another.
   EXPECT_EQ(&p, &ctx.pipelines().get({"stream_read", {local}, 2, 4, 0, host_specialize}));
   const size_t before = ctx.pipelines().size();
-  ctx.pipelines().get({"stream_read", {32}, 2, 4, 0, host_specialize});
+  ctx.pipelines().get({"stream_read", {local / 2}, 2, 4, 0, host_specialize});
   EXPECT_EQ(ctx.pipelines().size(), before + 1);
 }
 
@@ -159,6 +159,24 @@ TEST_F(Runtime, StreamReadShaderComputesTheSameXorAsTheCpu) { expect_stream_read
 // Specialized on the host, the shader keeps its workgroup size (a spec constant: were it lost, the
 // grid-stride loop would cover other words and the XOR would differ).
 TEST_F(Runtime, HostSpecializedShaderComputesTheSameXor) { expect_stream_read_xor(*ctx_, true); }
+
+// The host-specialized SPIR-V is kept in the cache directory; a corrupt file is made again.
+TEST_F(Runtime, HostSpecializedShadersAreKeptAndCorruptOnesMadeAgain) {
+  const PipelineKey key{"stream_read", {40}, 2, 4, 0, true};
+  const std::string file = ctx_->pipelines().specialized_file(key);
+  ASSERT_FALSE(file.empty());
+  std::filesystem::remove(file);
+  expect_stream_read_xor(*ctx_, true, 40);
+  ASSERT_TRUE(std::filesystem::exists(file));
+  const auto size = std::filesystem::file_size(file);
+  std::filesystem::resize_file(file, size / 2);  // truncate
+  ContextOptions o;
+  o.cache_dir = std::filesystem::path(ctx_->pipelines().cache_file()).parent_path().string();
+  auto ctx2 = Context::create(o);
+  EXPECT_EQ(ctx2->pipelines().specialized_file(key), file);
+  expect_stream_read_xor(*ctx2, true, 40);  // warns, specializes again, computes the same XOR
+  EXPECT_EQ(std::filesystem::file_size(file), size);
+}
 
 TEST(Specialize, ConstantsBecomeConstantsAndBrokenModulesFallBack) {
   // stream_read's one spec constant (id 0) is its workgroup size.

@@ -3,6 +3,7 @@
 #include <spdlog/spdlog.h>
 
 #include <cctype>
+#include <cstdio>
 #include <cstdlib>
 #include <atomic>
 #include <cstring>
@@ -21,14 +22,61 @@
 namespace tkv::vk {
 namespace {
 
-// Our own envelope around the driver's blob, so that a truncated or corrupt file is detected
-// before the driver sees it (drivers check only their header).
+// Our own envelope around the files we keep (the driver's pipeline-cache blob, host-specialized
+// SPIR-V): magic, size, FNV-1a hash, data. A truncated or corrupt file is detected before the
+// driver sees it (drivers check only their header).
 constexpr char kMagic[8] = {'T', 'K', 'V', 'P', 'C', 'v', '1', '\0'};
+constexpr char kSpirvMagic[8] = {'T', 'K', 'V', 'S', 'P', 'v', '1', '\0'};
+// Part of every host-specialized module's file name: change it when specialize.cpp's passes change.
+constexpr uint64_t kSpecializeVersion = 1;
 
-uint64_t fnv1a(const uint8_t* data, size_t n) {
-  uint64_t h = 1469598103934665603ull;
+uint64_t fnv1a(const uint8_t* data, size_t n, uint64_t h = 1469598103934665603ull) {
   for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 1099511628211ull;
   return h;
+}
+
+enum class FileState { missing, valid, corrupt };
+
+// Reads an enveloped file into `data`.
+FileState read_enveloped(const std::string& path, const char (&magic)[8], std::vector<uint8_t>& data) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return FileState::missing;
+  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const size_t header = sizeof(magic) + 16;
+  if (file.size() < header || std::memcmp(file.data(), magic, sizeof(magic)) != 0)
+    return file.empty() ? FileState::missing : FileState::corrupt;
+  uint64_t size = 0, hash = 0;
+  std::memcpy(&size, file.data() + 8, 8);
+  std::memcpy(&hash, file.data() + 16, 8);
+  if (size != file.size() - header || fnv1a(file.data() + header, size) != hash) return FileState::corrupt;
+  data.assign(file.begin() + header, file.end());
+  return FileState::valid;
+}
+
+// Writes `data` enveloped to `path` through a temporary file and a rename, so that readers never
+// see half a file. An unwritable directory only costs the work of making the data again.
+void write_enveloped(const std::string& path, const char (&magic)[8], const uint8_t* data, size_t n) {
+  std::error_code ec;
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
+  // Unique per process and per write: several contexts on one device share the files.
+  static std::atomic<uint64_t> writes{0};
+  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(writes++);
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    if (!out) return;
+    const uint64_t size = n, hash = fnv1a(data, n);
+    out.write(magic, sizeof(magic));
+    out.write(reinterpret_cast<const char*>(&size), 8);
+    out.write(reinterpret_cast<const char*>(&hash), 8);
+    out.write(reinterpret_cast<const char*>(data), std::streamsize(n));
+    if (!out) {
+      out.close();
+      std::filesystem::remove(tmp, ec);
+      return;
+    }
+  }
+  std::filesystem::rename(tmp, path, ec);
+  if (ec) std::filesystem::remove(tmp, ec);
 }
 
 std::string default_cache_dir() {
@@ -125,22 +173,8 @@ PipelineStore::PipelineStore(Context& ctx, std::string cache_dir, bool persist) 
 
 void PipelineStore::load() {
   std::vector<uint8_t> blob;
-  if (!cache_file_.empty()) {
-    std::ifstream in(cache_file_, std::ios::binary);
-    std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    const size_t header = sizeof(kMagic) + 16;
-    if (file.size() >= header && std::memcmp(file.data(), kMagic, sizeof(kMagic)) == 0) {
-      uint64_t size = 0, hash = 0;
-      std::memcpy(&size, file.data() + 8, 8);
-      std::memcpy(&hash, file.data() + 16, 8);
-      if (size == file.size() - header && fnv1a(file.data() + header, size) == hash)
-        blob.assign(file.begin() + header, file.end());
-      else
-        spdlog::warn("turbokv: ignoring corrupt pipeline cache {}", cache_file_);
-    } else if (!file.empty()) {
-      spdlog::warn("turbokv: ignoring unrecognised pipeline cache {}", cache_file_);
-    }
-  }
+  if (!cache_file_.empty() && read_enveloped(cache_file_, kMagic, blob) == FileState::corrupt)
+    spdlog::warn("turbokv: ignoring corrupt or unrecognised pipeline cache {}", cache_file_);
   VkPipelineCacheCreateInfo info{VK_STRUCTURE_TYPE_PIPELINE_CACHE_CREATE_INFO};
   info.initialDataSize = blob.size();
   info.pInitialData = blob.empty() ? nullptr : blob.data();
@@ -159,23 +193,7 @@ void PipelineStore::save() {
   std::vector<uint8_t> data(size);
   if (vkGetPipelineCacheData(ctx_.device(), cache_, &size, data.data()) != VK_SUCCESS) return;
   data.resize(size);
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(cache_file_).parent_path(), ec);
-  // Unique per process and per store: several contexts on one device share the cache file.
-  static std::atomic<uint64_t> saves{0};
-  const std::string tmp = cache_file_ + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(saves++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;  // an unwritable cache directory only costs compile time
-    const uint64_t n = data.size(), hash = fnv1a(data.data(), data.size());
-    out.write(kMagic, sizeof(kMagic));
-    out.write(reinterpret_cast<const char*>(&n), 8);
-    out.write(reinterpret_cast<const char*>(&hash), 8);
-    out.write(reinterpret_cast<const char*>(data.data()), std::streamsize(data.size()));
-    if (!out) return;
-  }
-  std::filesystem::rename(tmp, cache_file_, ec);  // atomic: readers never see half a file
-  if (ec) std::filesystem::remove(tmp, ec);
+  write_enveloped(cache_file_, kMagic, data.data(), data.size());
 }
 
 PipelineStore::~PipelineStore() {
@@ -214,7 +232,7 @@ VkShaderModule PipelineStore::module_for(const PipelineKey& key, bool& owned) {
   if (words.empty()) fail(ErrorCode::invalid_argument, "no embedded shader named '" + key.shader + "'");
   const char* env = std::getenv("TKV_SPECIALIZE");
   const bool host = key.host_specialize && !key.constants.empty() && !(env && std::string(env) == "0");
-  const std::vector<uint32_t> specialized = host ? specialize_spirv(words, key.constants, key.shader) : std::vector<uint32_t>{};
+  const std::vector<uint32_t> specialized = host ? specialized_words(key, words) : std::vector<uint32_t>{};
   owned = !specialized.empty();
   if (!owned)
     if (auto it = modules_.find(key.shader); it != modules_.end()) return it->second;
@@ -225,6 +243,41 @@ VkShaderModule PipelineStore::module_for(const PipelineKey& key, bool& owned) {
   TKV_VK(vkCreateShaderModule(d, &info, nullptr, &module));
   if (!owned) modules_[key.shader] = module;
   return module;
+}
+
+std::string PipelineStore::spirv_file(const PipelineKey& key, std::span<const uint32_t> words) const {
+  if (cache_file_.empty()) return {};
+  uint64_t h = fnv1a(reinterpret_cast<const uint8_t*>(words.data()), words.size() * 4);
+  h = fnv1a(reinterpret_cast<const uint8_t*>(key.constants.data()), key.constants.size() * 4, h);
+  h = fnv1a(reinterpret_cast<const uint8_t*>(&kSpecializeVersion), sizeof(kSpecializeVersion), h);
+  char hex[17];
+  std::snprintf(hex, sizeof(hex), "%016llx", static_cast<unsigned long long>(h));
+  return (std::filesystem::path(cache_file_).parent_path() / "spirv" / (key.shader + "-" + hex + ".spv")).string();
+}
+
+std::string PipelineStore::specialized_file(const PipelineKey& key) const {
+  return spirv_file(key, find_shader(key.shader));
+}
+
+// The host-specialized SPIR-V of `key`: from the cache directory when a valid file holds it (the
+// optimizer takes ~1 s per decode pipeline), else made and written there. Empty: specializing
+// failed (the caller falls back to the driver).
+std::vector<uint32_t> PipelineStore::specialized_words(const PipelineKey& key, std::span<const uint32_t> words) {
+  const std::string file = spirv_file(key, words);
+  std::vector<uint8_t> bytes;
+  if (!file.empty()) {
+    const FileState state = read_enveloped(file, kSpirvMagic, bytes);
+    if (state == FileState::valid && !bytes.empty() && bytes.size() % 4 == 0) {
+      std::vector<uint32_t> out(bytes.size() / 4);
+      std::memcpy(out.data(), bytes.data(), bytes.size());
+      return out;
+    }
+    if (state != FileState::missing) spdlog::warn("turbokv: ignoring corrupt specialized shader {}", file);
+  }
+  std::vector<uint32_t> out = specialize_spirv(words, key.constants, key.shader);
+  if (!file.empty() && !out.empty())
+    write_enveloped(file, kSpirvMagic, reinterpret_cast<const uint8_t*>(out.data()), out.size() * 4);
+  return out;
 }
 
 Pipeline PipelineStore::build(const PipelineKey& key) {

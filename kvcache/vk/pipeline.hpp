@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -51,10 +52,15 @@ class PipelineStore {
   // Writes the VkPipelineCache to disk now (also done on destruction).
   void save();
   std::string cache_file() const { return cache_file_; }
+  // Where the host-specialized SPIR-V of `key` is kept between runs (<cache dir>/spirv/; empty:
+  // not persisted), so that the optimizer runs once per key and machine.
+  std::string specialized_file(const PipelineKey& key) const;
 
  private:
   Pipeline build(const PipelineKey& key);
   VkShaderModule module_for(const PipelineKey& key, bool& owned);
+  std::vector<uint32_t> specialized_words(const PipelineKey& key, std::span<const uint32_t> words);
+  std::string spirv_file(const PipelineKey& key, std::span<const uint32_t> words) const;
   void load();
   Context& ctx_;
   VkPipelineCache cache_ = VK_NULL_HANDLE;
