@@ -38,7 +38,9 @@ constexpr DefaultRow kDefaultTable[] = {
     {"CPU driver", true, Vendor::other, Variant::mag4},
     // Measured on an H200 with the streaming kernel (bench/results/2026-11-22-h200-tuning-log.md,
     // section 9): the codebook in shared memory is fastest for every turbo type at 32K and 128K
-    // (turbo3 128K: smem 281 us, alu 319, mag4 346, lut8 542).
+    // (turbo3 128K: smem 281 us, alu 319, mag4 346, lut8 542). Again on an H100 with the tile
+    // layout and host specialization (2026-11-25, session-6 results, spec-ab.txt): smem 313,
+    // reglut 354, mag4 380, alu 418, lut8 539. (Where tc is offered it is the default instead.)
     {"NVIDIA", false, Vendor::nvidia, Variant::smem},
     {"AMD", false, Vendor::amd, Variant::alu},
     {"Intel", false, Vendor::intel, Variant::alu},
