@@ -295,18 +295,21 @@ void main() {
       if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
       sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
     }
-    float alpha[2];
+    float m_new[2];
     [[unroll]] for (uint k = 0; k < 2; ++k) {
       float mx = max(sc[k], sc[k + 2]);
       mx = max(mx, subgroupShuffleXor(mx, 4u));
       mx = max(mx, subgroupShuffleXor(mx, 8u));
       mx = max(mx, subgroupShuffleXor(mx, 16u));
-      const float m_new = max(m_run[k], mx);
-      alpha[k] = m_new == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new);
-      m_run[k] = m_new;
-      l_run[k] *= alpha[k];
+      m_new[k] = max(m_run[k], mx);
     }
-    if (subgroupAny(alpha[0] != 1.0 || alpha[1] != 1.0)) {
+    if (subgroupAny(m_new[0] != m_run[0] || m_new[1] != m_run[1])) {  // rare once the maxima settle
+      float alpha[2];
+      [[unroll]] for (uint k = 0; k < 2; ++k) {
+        alpha[k] = m_new[k] == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new[k]);
+        m_run[k] = m_new[k];
+        l_run[k] *= alpha[k];
+      }
       [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
         [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     }
