@@ -51,7 +51,8 @@ struct FilledCache {
   std::vector<std::vector<float>> k, v;  // originals per sequence
 };
 
-inline FilledCache fill_cache(const DecodeCase& c, uint32_t layers = 1, uint32_t page_size = 32) {
+inline FilledCache fill_cache(const DecodeCase& c, uint32_t layers = 1, uint32_t page_size = 32,
+                              std::shared_ptr<vk::Context> ctx = shared_context()) {
   std::mt19937 rng(c.seed);
   uint64_t total = 0;
   for (uint32_t len : c.lengths) total += (len + page_size - 1) / page_size * page_size;
@@ -65,7 +66,7 @@ inline FilledCache fill_cache(const DecodeCase& c, uint32_t layers = 1, uint32_t
   cfg.capacity_tokens = total + page_size;
   cfg.max_sequences = uint32_t(c.lengths.size()) + 1;
   FilledCache f;
-  f.cache = std::make_unique<KvCache>(shared_context(), cfg);
+  f.cache = std::make_unique<KvCache>(std::move(ctx), cfg);
   for (uint32_t len : c.lengths) {
     const SequenceId s = f.cache->create_sequence();
     f.seqs.push_back(s);

@@ -113,6 +113,39 @@ TEST(DecodeExactness, SplitInvariance) {
   }
 }
 
+// The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp); where that fails, or
+// with TKV_SPECIALIZE=0, the driver specializes the embedded module. Both paths are exact and
+// agree.
+TEST(DecodeExactness, DriverAndHostSpecializationAgree) {
+  struct EnvGuard {
+    EnvGuard() { ::setenv("TKV_SPECIALIZE", "0", 1); }
+    ~EnvGuard() { ::unsetenv("TKV_SPECIALIZE"); }
+  };
+  for (auto [kt, vt] : {std::pair{KvType::turbo3, KvType::turbo3}, std::pair{KvType::q8_0, KvType::turbo4}}) {
+    DecodeCase c;
+    c.k_type = kt;
+    c.v_type = vt;
+    c.lengths = {300, 77};
+    c.m = 2;
+    auto host = fill_cache(c);
+    const auto q = random_queries(c);
+    const auto out_host = run_decode(host, c, q, c.options);
+    std::vector<float> out_driver;
+    {
+      const EnvGuard env;
+      vk::ContextOptions o;
+      o.persist_pipeline_cache = false;
+      auto driver = fill_cache(c, 1, 32, vk::Context::create(o));  // a new context: no pipeline shared
+      out_driver = run_decode(driver, c, q, c.options);
+    }
+    const auto ref = reference_decode(*host.cache, 0, host.seqs, c.m, c.kv_heads * c.ratio, q, c.options);
+    EXPECT_LE(max_head_error(out_host, ref, c.head_dim), kExactBound) << describe(c);
+    EXPECT_LE(max_head_error(out_driver, ref, c.head_dim), kExactBound) << describe(c);
+    EXPECT_LE(max_head_error(out_driver, std::vector<double>(out_host.begin(), out_host.end()), c.head_dim), 1e-5)
+        << describe(c);
+  }
+}
+
 TEST(DecodeExactness, SmallPagesWithNarrowTeams) {
   // 16-token pages with head dim 64 and GQA 2: a step of the default workgroup (32 teams of 4
   // lanes) would straddle pages, so the plan shrinks the workgroup; the output stays exact.
