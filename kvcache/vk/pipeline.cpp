@@ -270,9 +270,9 @@ std::vector<uint32_t> PipelineStore::specialized_words(const PipelineKey& key, s
     if (state == FileState::valid && !bytes.empty() && bytes.size() % 4 == 0) {
       std::vector<uint32_t> out(bytes.size() / 4);
       std::memcpy(out.data(), bytes.data(), bytes.size());
-      return out;
+      if (valid_spirv(out)) return out;
     }
-    if (state != FileState::missing) spdlog::warn("turbokv: ignoring corrupt specialized shader {}", file);
+    if (state != FileState::missing) spdlog::warn("turbokv: ignoring corrupt or invalid specialized shader {}", file);
   }
   std::vector<uint32_t> out = specialize_spirv(words, key.constants, key.shader);
   if (!file.empty() && !out.empty())

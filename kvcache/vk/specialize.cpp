@@ -1,6 +1,7 @@
 #include "kvcache/vk/specialize.hpp"
 
 #include <spdlog/spdlog.h>
+#include <spirv-tools/libspirv.hpp>
 #include <spirv-tools/optimizer.hpp>
 
 #include <chrono>
@@ -44,17 +45,27 @@ std::vector<uint32_t> specialize_spirv(std::span<const uint32_t> words, std::spa
       .RegisterPerformancePasses();
   std::vector<uint32_t> out;
   const auto t0 = std::chrono::steady_clock::now();
-  const bool ok = opt.Run(words.data(), words.size(), &out);
+  bool ok = false;
+  try {
+    ok = opt.Run(words.data(), words.size(), &out) && valid_spirv(out);
+  } catch (const std::exception& e) {
+    messages += e.what();
+  }
   spdlog::debug("turbokv: specialized {} on the host in {:.0f} ms ({} -> {} words)", shader,
                 std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
                 words.size(), out.size());
   if (!ok ||
       (has_workgroup_size_builtin(words) && !has_workgroup_size_builtin(out))) {
     spdlog::warn("turbokv: specializing shader {} on the host failed ({}); the driver specializes it", shader,
-                 messages.empty() ? "workgroup size lost" : messages);
+                 !messages.empty() ? messages : ok ? "workgroup size lost" : "invalid output");
     return {};
   }
   return out;
+}
+
+bool valid_spirv(std::span<const uint32_t> words) {
+  spvtools::SpirvTools tools(SPV_ENV_VULKAN_1_2);
+  return tools.IsValid() && tools.Validate(words.data(), words.size());
 }
 
 }  // namespace tkv::vk

@@ -18,9 +18,14 @@
 namespace tkv::vk {
 
 // `words` with spec constants 0..constants.size()-1 set to `constants` (32-bit each) and frozen,
-// then folded, unrolled and optimised. Throws tkv::Error (internal) if the optimizer fails,
-// naming the shader.
+// then folded, unrolled and optimised, and validated. Empty (after a warning naming the shader)
+// where the optimizer fails or its output is not valid: the caller then leaves the
+// specialization to the driver.
 std::vector<uint32_t> specialize_spirv(std::span<const uint32_t> words, std::span<const uint32_t> constants,
                                        const std::string& shader);
+
+// Whether `words` is a valid Vulkan 1.2 SPIR-V module (SPIRV-Tools' validator, ~30 ms for the
+// decode kernel): checked before a kept file is handed to the driver.
+bool valid_spirv(std::span<const uint32_t> words);
 
 }  // namespace tkv::vk
