@@ -5,16 +5,15 @@
 #include <cctype>
 #include <cstdio>
 #include <cstdlib>
-#include <atomic>
 #include <cstring>
-#include <vector>
 #include <filesystem>
 #include <fstream>
-#include <unistd.h>
+#include <vector>
 
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/enveloped_file.hpp"
 #include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
 #include "kvcache/vk/specialize.hpp"
@@ -22,62 +21,12 @@
 namespace tkv::vk {
 namespace {
 
-// Our own envelope around the files we keep (the driver's pipeline-cache blob, host-specialized
-// SPIR-V): magic, size, FNV-1a hash, data. A truncated or corrupt file is detected before the
-// driver sees it (drivers check only their header).
+// The files we keep, each in our checked envelope (enveloped_file.hpp): the driver's
+// pipeline-cache blob, and host-specialized SPIR-V.
 constexpr char kMagic[8] = {'T', 'K', 'V', 'P', 'C', 'v', '1', '\0'};
 constexpr char kSpirvMagic[8] = {'T', 'K', 'V', 'S', 'P', 'v', '1', '\0'};
 // Part of every host-specialized module's file name: change it when specialize.cpp's passes change.
 constexpr uint64_t kSpecializeVersion = 1;
-
-uint64_t fnv1a(const uint8_t* data, size_t n, uint64_t h = 1469598103934665603ull) {
-  for (size_t i = 0; i < n; ++i) h = (h ^ data[i]) * 1099511628211ull;
-  return h;
-}
-
-enum class FileState { missing, valid, corrupt };
-
-// Reads an enveloped file into `data`.
-FileState read_enveloped(const std::string& path, const char (&magic)[8], std::vector<uint8_t>& data) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return FileState::missing;
-  std::vector<uint8_t> file((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  const size_t header = sizeof(magic) + 16;
-  if (file.size() < header || std::memcmp(file.data(), magic, sizeof(magic)) != 0)
-    return file.empty() ? FileState::missing : FileState::corrupt;
-  uint64_t size = 0, hash = 0;
-  std::memcpy(&size, file.data() + 8, 8);
-  std::memcpy(&hash, file.data() + 16, 8);
-  if (size != file.size() - header || fnv1a(file.data() + header, size) != hash) return FileState::corrupt;
-  data.assign(file.begin() + header, file.end());
-  return FileState::valid;
-}
-
-// Writes `data` enveloped to `path` through a temporary file and a rename, so that readers never
-// see half a file. An unwritable directory only costs the work of making the data again.
-void write_enveloped(const std::string& path, const char (&magic)[8], const uint8_t* data, size_t n) {
-  std::error_code ec;
-  std::filesystem::create_directories(std::filesystem::path(path).parent_path(), ec);
-  // Unique per process and per write: several contexts on one device share the files.
-  static std::atomic<uint64_t> writes{0};
-  const std::string tmp = path + ".tmp" + std::to_string(::getpid()) + "." + std::to_string(writes++);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) return;
-    const uint64_t size = n, hash = fnv1a(data, n);
-    out.write(magic, sizeof(magic));
-    out.write(reinterpret_cast<const char*>(&size), 8);
-    out.write(reinterpret_cast<const char*>(&hash), 8);
-    out.write(reinterpret_cast<const char*>(data), std::streamsize(n));
-    if (!out) {
-      out.close();
-      std::filesystem::remove(tmp, ec);
-      return;
-    }
-  }
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) std::filesystem::remove(tmp, ec);
-}
 
 std::string default_cache_dir() {
   if (const char* d = std::getenv("TKV_CACHE_DIR"); d && *d) return d;
