@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <iterator>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -111,6 +112,7 @@ Decoder::Decoder(KvCache& cache, uint32_t q_heads) : cache_(cache), q_heads_(q_h
                                           std::to_string(kv) + " KV heads times a GQA ratio of 1 to 16");
   std::string warning;
   policy_ = DispatchPolicy::for_device(cache.context().caps(), "", &warning);
+  if (const char* s = std::getenv("TKV_SPECIALIZE"); s && std::string(s) == "0") host_specialize_ = false;
   if (!warning.empty()) spdlog::warn("turbokv dispatch policy: {}", warning);
   spdlog::debug("turbokv dispatch policy: {}", policy_.source());
 }
@@ -260,7 +262,7 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   // -> 313 us). The tc kernel is left to the driver: host-specialized it grew 4x in code and was
   // slower (turbo4 128K 128 -> 265 us).
   const auto& decode =
-      pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush)), 0, /*host_specialize=*/!tc});
+      pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer

@@ -105,6 +105,9 @@ class Decoder {
   KvCache& cache_;
   uint32_t q_heads_;
   DispatchPolicy policy_;
+  // The scalar kernel's SPIR-V specialized on the host (kvcache/vk/specialize.hpp); read from
+  // TKV_SPECIALIZE when the decoder is made ("0": the driver specializes it, for comparisons).
+  bool host_specialize_ = true;
   vk::Buffer seq_info_, partials_, q_staging_, out_staging_;
   // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
   // by the next decode(), which waits for its own submission.

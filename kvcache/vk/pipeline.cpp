@@ -173,14 +173,13 @@ const Pipeline& PipelineStore::get(const PipelineKey& key) {
 }
 
 // The shader module of `key`: where the key asks for it, its SPIR-V specialized on the host
-// (specialize.hpp), owned by the caller; else, or where that is turned off (TKV_SPECIALIZE=0) or
-// fails, the shared module of the embedded SPIR-V, which the driver specializes (`owned` false).
+// (specialize.hpp), owned by the caller; else, or where that fails, the shared module of the
+// embedded SPIR-V, which the driver specializes (`owned` false).
 VkShaderModule PipelineStore::module_for(const PipelineKey& key, bool& owned) {
   VkDevice d = ctx_.device();
   auto words = find_shader(key.shader);
   if (words.empty()) fail(ErrorCode::invalid_argument, "no embedded shader named '" + key.shader + "'");
-  const char* env = std::getenv("TKV_SPECIALIZE");
-  const bool host = key.host_specialize && !key.constants.empty() && !(env && std::string(env) == "0");
+  const bool host = key.host_specialize && !key.constants.empty();
   const std::vector<uint32_t> specialized = host ? specialized_words(key, words) : std::vector<uint32_t>{};
   owned = !specialized.empty();
   if (!owned)

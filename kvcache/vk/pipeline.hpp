@@ -24,7 +24,7 @@ struct PipelineKey {
   uint32_t push_constant_bytes = 0;
   uint32_t required_subgroup_size = 0;  // 0: driver's choice
   // Specialize the SPIR-V on the host (specialize.hpp) instead of passing the constants to the
-  // driver; TKV_SPECIALIZE=0 turns it off everywhere (for A/B measurements).
+  // driver (the decoder sets it for the scalar kernel unless TKV_SPECIALIZE=0).
   bool host_specialize = false;
   auto operator<=>(const PipelineKey&) const = default;
 };
