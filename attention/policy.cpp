@@ -25,8 +25,8 @@ using nlohmann::json;
 // One row per vendor or class, matched top to bottom (the CPU row first: a CPU driver's vendor
 // id says little about its hardware), each naming the variant for every depth (a depth-dependent
 // choice belongs in a policy file's rules, which `turboprof tune` writes).
-// Only the NVIDIA row is measured (one H200, 2026-11-22); the others are guesses until `turboprof
-// tune` has measured such a device: replace them and say where they come from.
+// The NVIDIA and CPU-driver rows are measured; the others are guesses until `turboprof tune` has
+// measured such a device: replace them and say where they come from.
 struct DefaultRow {
   const char* label;
   bool cpu;        // matches CPU drivers (device class cpu, or Mesa's lavapipe) whatever the vendor
@@ -35,7 +35,11 @@ struct DefaultRow {
 };
 
 constexpr DefaultRow kDefaultTable[] = {
-    {"CPU driver", true, Vendor::other, Variant::mag4},
+    // Measured on lavapipe (Mesa 22.3, 2 Xeon cores, 2026-11-25, the tile layout, host-specialized;
+    // bench/results/2026-11-25-lavapipe-variants.txt): alu fastest
+    // for every turbo type, 25-32% under mag4 at 4K-8K (turbo3 4K: alu 13.1 ms, mag4 17.9, smem 18.1,
+    // lut8 18.5).
+    {"CPU driver", true, Vendor::other, Variant::alu},
     // Measured on an H200 with the streaming kernel (bench/results/2026-11-22-h200-tuning-log.md,
     // section 9): the codebook in shared memory is fastest for every turbo type at 32K and 128K
     // (turbo3 128K: smem 281 us, alu 319, mag4 346, lut8 542). Again on an H100 with the tile

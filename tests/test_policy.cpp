@@ -148,10 +148,10 @@ TEST_F(PolicyTest, AmdIntelAndAppleUseAluAtEveryDepth) {
   EXPECT_EQ(DispatchPolicy::defaults(apple_m2()).source(), "defaults: Apple (MoltenVK)");
 }
 
-TEST_F(PolicyTest, CpuDriversUseMag4WhateverTheVendorId) {
+TEST_F(PolicyTest, CpuDriversUseAluWhateverTheVendorId) {
   for (const auto& caps : {lavapipe(), swiftshader()}) {
     EXPECT_EQ(DispatchPolicy::defaults(caps).source(), "defaults: CPU driver") << caps.name;
-    for (uint32_t ctx : {1u, 32768u, 131072u}) EXPECT_EQ(chosen(caps, ctx), Variant::mag4) << caps.name;
+    for (uint32_t ctx : {1u, 32768u, 131072u}) EXPECT_EQ(chosen(caps, ctx), Variant::alu) << caps.name;
   }
   DeviceCaps unknown = rdna3();
   unknown.vendor = Vendor::qualcomm;
