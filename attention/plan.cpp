@@ -32,9 +32,8 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
-uint32_t target_workgroups(const DeviceCaps& caps, Variant variant, uint32_t per_unit) {
-  const uint32_t units = caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
-  return (variant == Variant::tc ? per_unit : kWorkgroupsPerUnit) * units;
+uint32_t compute_units(const DeviceCaps& caps) {
+  return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
 }
 
 uint32_t min_subgroup(const DeviceCaps& caps) {
@@ -222,10 +221,11 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       }
       return lo;
     };
-    uint32_t target = target_workgroups(caps, p.variant, kTensorCoreWorkgroupsPerUnitMax);
+    const bool tc = p.variant == Variant::tc;
+    uint32_t target = (tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit) * compute_units(caps);
     uint32_t steps = steps_for(target);
-    if (p.variant == Variant::tc && steps < kTensorCoreMinStepsForMax) {
-      target = target_workgroups(caps, p.variant, kTensorCoreWorkgroupsPerUnit);
+    if (tc && steps < kTensorCoreMinStepsForMax) {
+      target = kTensorCoreWorkgroupsPerUnit * compute_units(caps);
       steps = steps_for(target);
     }
     p.chunk = steps * step;

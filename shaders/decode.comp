@@ -250,7 +250,7 @@ uint v_dim_base(uint lane) { return V_TILED ? 16u * (lane / 8u) * V_BPL + lane %
 uint v_dim_off(uint i) { return V_TILED ? 16u * (i / 2u) + 8u * (i % 2u) : i; }
 
 // Tiles, once per token: shifts the lane's words of the token at tile position t so that the
-// field of its element i sits where tile_element() looks, at a position that is a constant once
+// field of its element i sits where *_tile_index() looks, at a position that is a constant once
 // the element loop is unrolled (the token's half of the tile is the runtime part, taken out here).
 #define TKV_DEFINE_TILE_BITS(NAME, IS_K, NW, F, BPL)                                                               \
   void NAME(inout uint w[NW], uint lane, uint t) {                                                          \
@@ -270,27 +270,28 @@ uint v_dim_off(uint i) { return V_TILED ? 16u * (i / 2u) + 8u * (i % 2u) : i; }
 TKV_DEFINE_TILE_BITS(k_tile_bits, true, K_NW, K_F, K_BPL)
 TKV_DEFINE_TILE_BITS(v_tile_bits, false, V_NW, V_F, V_BPL)
 
-// Element i's (magnitude index, negative) from words prepared by *_tile_bits: element i is in
-// block b and dim half h of it; e is its element of the pair (K: i's parity; V: the token's).
-#define TKV_DEFINE_TILE_ELEMENT(NAME, IS_K, NW, F, MB)                                                           \
-  uvec2 NAME(uint w[NW], uint i, uint e) {                                                                  \
+// Element i's reference index from words prepared by *_tile_bits: element i is in block b and
+// dim half h of it; e is its element of the pair (K: i's parity; V: the token's).
+#define TKV_DEFINE_TILE_INDEX(NAME, IS_K, NW, F, MB)                                                             \
+  uint NAME(uint w[NW], uint i, uint e) {                                                                   \
     const uint b = IS_K ? i / 4u : i / 2u, h = IS_K ? (i / 2u) % 2u : i % 2u;                               \
     const uint pos = 4u * F * b + (IS_K ? F : 2u * F) * h;                                                  \
     const uint k = pos / 32u, s = pos % 32u;                                                                 \
     uint v = w[min(k, NW - 1u)] >> s;                                                                        \
     if (s + F > 32u) v |= w[min(k + 1u, NW - 1u)] << (32u - s);                                             \
     /* (profile mode 3 leaves the signs out: every value from the positive half) */                         \
-    return uvec2((v >> (MB * e)) & ((1u << MB) - 1u), MODE == MODE_NOSIGN ? 0u : (v >> (2u * MB + e)) & 1u); \
+    const uint negative = MODE == MODE_NOSIGN ? 0u : (v >> (2u * MB + e)) & 1u;                             \
+    return index_of((v >> (MB * e)) & ((1u << MB) - 1u), negative, MB + 1u);                                \
   }
-TKV_DEFINE_TILE_ELEMENT(k_tile_element, true, K_NW, K_F, K_MB)
-TKV_DEFINE_TILE_ELEMENT(v_tile_element, false, V_NW, V_F, V_MB)
-#define K_TILE_INDEX(w, e, k) index_of(k_tile_element(w, (k), (k) % 2u).x, k_tile_element(w, (k), (k) % 2u).y, K_BITS)
-#define V_TILE_INDEX(w, e, k) index_of(v_tile_element(w, (k), (e)).x, v_tile_element(w, (k), (e)).y, V_BITS)
+TKV_DEFINE_TILE_INDEX(k_tile_index, true, K_NW, K_F, K_MB)
+TKV_DEFINE_TILE_INDEX(v_tile_index, false, V_NW, V_F, V_MB)
+#define K_TILE_INDEX(w, e, k) k_tile_index(w, (k), (k) % 2u)
+#define V_TILE_INDEX(w, e, k) v_tile_index(w, (k), (e))
 
 // The lane's DPL values of a row from its words, before the scale (a lane spanning several scale
 // groups scales them itself). For qlut / reglut the turbo values are the indices themselves (as
 // floats); smem reads the codebook from shared memory, K pairs from the pair table.
-#define TKV_DEFINE_VALUES(NAME, TYPE, IS_K, NW, NSC, LBITS, VAR, CB, PAIRED, INDEX, SPAN, GROUP)               \
+#define TKV_DEFINE_VALUES(NAME, TYPE, IS_K, NW, NSC, LBITS, VAR, CB, PAIRED, INDEX, GROUP)                     \
   void NAME(uint w[NW], uint e, float scale[NSC], out vec4 v[DPL4]) {                                       \
     if (MODE == MODE_ZERO || (MODE == MODE_NORM && TYPE != TYPE_F16)) {                                      \
       [[unroll]] for (uint c = 0; c < DPL4; ++c) v[c] = vec4(MODE == MODE_NORM ? 1.0 : 0.0);                 \
@@ -337,8 +338,8 @@ TKV_DEFINE_TILE_ELEMENT(v_tile_element, false, V_NW, V_F, V_MB)
       [[unroll]] for (uint k = 0; k < DPL; ++k) v[k / 4][k % 4] *= scale[min(16u * (IS_K ? k / 4u : k / 2u) / GROUP, NSC - 1u)]; \
   }
 
-TKV_DEFINE_VALUES(k_values, K_TYPE, true, K_NW, K_NSC, K_LBITS, K_VARIANT, kcb, K_PAIRED, K_TILE_INDEX, K_SPAN, K_GROUP)
-TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb, false, V_TILE_INDEX, V_SPAN, V_GROUP)
+TKV_DEFINE_VALUES(k_values, K_TYPE, true, K_NW, K_NSC, K_LBITS, K_VARIANT, kcb, K_PAIRED, K_TILE_INDEX, K_GROUP)
+TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb, false, V_TILE_INDEX, V_GROUP)
 
 #define R_GET(j, d) qsh[(j) * QDIM + (d)]
 #define R_SET(j, d, v) qsh[(j) * QDIM + (d)] = (v)
