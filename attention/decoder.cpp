@@ -31,13 +31,6 @@ struct DecodePush {
   uint32_t seq_table;  // update (and no barrier after it) precedes the dispatch; 0: seq_info_
 };
 
-struct ReducePush {
-  uint32_t chunk;
-  uint32_t splits;
-  uint32_t out_offset;
-  uint32_t seq_len;
-};
-
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
 // ---------------------------------------------------------------------------------------------
@@ -228,8 +221,18 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   ensure(seq_info_, info.size() * 4, vk::MemoryKind::device);
   const uint32_t v_dim = cache_.layout(Side::v).row.stored_dim;
   const uint32_t rm = s.m * (q_heads_ / c.kv_heads);
-  if (!p.direct()) ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * p.splits * (v_dim + 2) * 4,
-                          vk::MemoryKind::device);
+  if (!p.direct()) {
+    // Partials per (query row, split): m, l, 2 unused, o (shaders/split_merge.glsl); one arrival
+    // counter per (sequence, KV head, row chunk), zero between calls.
+    ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * p.splits * (v_dim + 4) * 4, vk::MemoryKind::device);
+    const uint64_t counters = uint64_t(s.batch) * c.kv_heads * p.row_chunks * 4;
+    if (!arrivals_ || arrivals_.size() < counters) {
+      ensure(arrivals_, counters, vk::MemoryKind::device);
+      // Zeroed now, in a submission of its own: a fill recorded into the caller's command buffer
+      // would be lost if that buffer were never submitted.
+      cache_.context().run([&](vk::Recorder& z) { z.fill(arrivals_, 0, VK_WHOLE_SIZE, 0); });
+    }
+  }
 
   // Storage-buffer offsets must be aligned; bind at 256-byte boundaries, pass the rest in elements.
   auto split_offset = [](uint64_t offset, size_t eb) {
@@ -247,7 +250,8 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   const std::vector<uint32_t> constants =
       tc ? std::vector<uint32_t>{uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim, kl.stored_dim,
                                  kl.bits_row_bytes,  vl.bits_row_bytes,  c.page_size, c.kv_heads,
-                                 q_heads_ / c.kv_heads, m, p.rows, uint32_t(q.format), uint32_t(p.mode)}
+                                 q_heads_ / c.kv_heads, m, p.rows, uint32_t(q.format), uint32_t(p.mode),
+                                 uint32_t(out.format)}
          : std::vector<uint32_t>{
                uint32_t(c.k_type),    uint32_t(c.v_type),   c.head_dim,         kl.stored_dim,
                kl.groups,             kl.group_elems,       kl.bits_row_bytes,  vl.stored_dim,
@@ -262,7 +266,7 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   // -> 313 us). The tc kernel is left to the driver: host-specialized it grew 4x in code and was
   // slower (turbo4 128K 128 -> 265 us).
   const auto& decode =
-      pipelines.get({tc ? "decode_tc" : "decode", constants, 7, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_});
+      pipelines.get({tc ? "decode_tc" : "decode", constants, 8, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer
@@ -275,23 +279,13 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
     r.update(seq_info_, 0, std::as_bytes(std::span(info)));
     r.barrier();
   }
-  const vk::Buffer& partials = p.direct() ? seq_info_ : partials_;  // unused binding when direct
+  const vk::Buffer& partials = p.direct() ? seq_info_ : partials_;  // unused bindings when direct
+  const vk::Buffer& arrivals = p.direct() ? seq_info_ : arrivals_;
   r.bind(decode,
          {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
-          vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials},
+          vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials, arrivals},
          push);
   r.dispatch(p.splits, c.kv_heads * p.row_chunks, s.batch);
-  r.barrier();
-  if (p.direct()) return;
-
-  const auto& reduce = pipelines.get({"decode_reduce",
-                                      {uint32_t(c.v_type), c.head_dim, vl.stored_dim, vl.group_elems, c.kv_heads,
-                                       q_heads_ / c.kv_heads, m, uint32_t(out.format)},
-                                      3,
-                                      uint32_t(sizeof(ReducePush))});
-  ReducePush rpush{p.chunk, p.splits, out_elem, inline_seq ? info[0] : 0u};
-  r.bind(reduce, {seq_info_, partials_, vk::BufferRange(out.buffer, out_bind)}, rpush);
-  r.dispatch(rm, c.kv_heads, s.batch);
   r.barrier();
 }
 

@@ -108,7 +108,7 @@ class Decoder {
   // The scalar kernel's SPIR-V specialized on the host (kvcache/vk/specialize.hpp); read from
   // TKV_SPECIALIZE when the decoder is made ("0": the driver specializes it, for comparisons).
   bool host_specialize_ = true;
-  vk::Buffer seq_info_, partials_, q_staging_, out_staging_;
+  vk::Buffer seq_info_, partials_, arrivals_, q_staging_, out_staging_;
   // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
   // by the next decode(), which waits for its own submission.
   std::vector<vk::Buffer> retired_;

@@ -10,7 +10,7 @@ namespace tkv {
 namespace {
 
 // Workgroups per compute unit the split planner aims for (H200: 4 beat 8 by 8-29% at 32K and 128K,
-// where more splits cost more in partials and the reduce than they gained in occupancy).
+// where more splits cost more in partials and their merge than they gained in occupancy).
 constexpr uint32_t kWorkgroupsPerUnit = 4;
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
@@ -198,7 +198,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.reason = "split count forced";
     p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
   } else if (ctx <= 8 * step) {
-    p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no reduce pass";
+    p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no partials";
     p.chunk = ceil_div(ctx, step) * step;
   } else {
     // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
@@ -251,7 +251,7 @@ std::string DecodePlan::describe() const {
   if (variant == Variant::tc) o << " (4 subgroups x 16-token tiles on the tensor cores), " << rows;
   else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), " << rows
     << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
-    << " B shared" << (direct() ? ", no reduce pass" : ", + reduce pass") << " — " << reason;
+    << " B shared" << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;
   return o.str();
 }
 

@@ -44,7 +44,7 @@ struct DecodePlan {
   uint32_t unroll = 4;         // tokens per team per step
   uint32_t rows = 1;           // query rows per workgroup (GQA heads x queries, or a chunk of them)
   uint32_t row_chunks = 1;     // workgroups that share one KV head's rows
-  uint32_t splits = 1;         // splits per sequence (flash-decoding); 1: no reduce pass
+  uint32_t splits = 1;         // splits per sequence (flash-decoding); 1: no partials
   uint32_t chunk = 1;          // tokens per split
   uint32_t shared_bytes = 0;   // shared memory per workgroup
   uint32_t workgroups = 0;     // decode workgroups launched (the grid)
@@ -52,7 +52,8 @@ struct DecodePlan {
   ProfileMode mode = ProfileMode::full;
   std::string reason;          // why these splits and this variant
 
-  // One split writes the output itself, except on the tensor cores (tc), which always reduce.
+  // One split writes the output itself, except on the tensor cores (tc), whose single split still
+  // goes through partials and the merge (shaders/split_merge.glsl).
   bool direct() const { return splits == 1 && variant != Variant::tc; }
   // Tokens staged and computed per step; a divisor of the page size, and every split's length
   // (chunk) is a multiple of it.

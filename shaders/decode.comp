@@ -17,8 +17,8 @@
 // f32), so the rescale of the accumulators is rare.
 //
 // At the end the teams merge (shuffles, then shared memory). With one split the workgroup finishes
-// the output (normalise, inverse rotation, store); otherwise it writes partials (m, l, o) for
-// decode_reduce.comp.
+// the output (normalise, inverse rotation, store); otherwise it writes partials (m, l, o), and the
+// last split of its group to finish merges them and finishes the output (split_merge.glsl).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_KHR_shader_subgroup_basic : require
@@ -133,7 +133,6 @@ layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };  // (length,
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
 layout(std430, binding = 5) writeonly buffer Out { float out32[]; };
 layout(std430, binding = 5) writeonly buffer Out16 { uint16_t out16[]; };
-layout(std430, binding = 6) buffer Partials { float part[]; };
 
 layout(push_constant) uniform Push {
   float scale;      // softmax scale
@@ -346,6 +345,11 @@ TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb,
 TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
+#include "split_merge.glsl"
+#define ROW_GET(j, d) qsh[(j) * QDIM + (d)]
+#define ROW_SET(j, d, v) qsh[(j) * QDIM + (d)] = (v)
+TKV_DEFINE_MERGE_SPLITS(merge_splits, ROW_SET)
+TKV_DEFINE_FINISH_ROWS(finish_rows, ROW_GET, ROW_SET, hadamard_rows)
 
 // The per-token parts of a step, written as macros of a literal token index and expanded for
 // 0..7 (guarded by UNROLL): the driver left loops over the tokens rolled once their bodies grew,
@@ -648,33 +652,22 @@ void main() {
     barrier();
   }
 
+  const uint row0 = row_chunk * ROWS;
   if (DIRECT == 0) {
+    // Several splits: the partials; the group's last workgroup merges them.
     for (uint e = tid; e < ROWS * (V_DIM + 2); e += WG) {
-      const uint j = e / (V_DIM + 2), k = e % (V_DIM + 2), gr = row_chunk * ROWS + j;
+      const uint j = e / (V_DIM + 2), k = e % (V_DIM + 2), gr = row0 + j;
       if (gr >= RM) continue;
-      const uint base = (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * (V_DIM + 2);
-      part[base + k] = k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
+      part[partial_index(b, kvh, gr, split, k < 2u ? k : k + 2u)] =
+          k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
-    return;
-  }
-
-  // One split: normalise, undo the V rotation, store.
-  if (V_TYPE >= TYPE_TURBO2) {
-    for (uint e = tid; e < ROWS * QDIM; e += WG) {
-      const uint d = e % QDIM;
-      if (d < V_DIM) qsh[e] *= sign2(d % V_GROUP);
-    }
+    const uint n = splits_with_tokens(len, pc.chunk);
+    if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
+    merge_splits(b, kvh, row0, n, tid, WG);
+  } else {
+    [[unroll]] for (uint j = 0; j < ROWS; ++j)
+      if (tid == j) merge_l[j] = l_all[j];
     barrier();
-    hadamard_rows(ROWS, V_DIM, V_GROUP, tid, WG);
   }
-  for (uint e = tid; e < ROWS * HEAD_DIM; e += WG) {
-    const uint j = e / HEAD_DIM, d = e % HEAD_DIM, gr = row_chunk * ROWS + j;
-    if (gr >= RM) continue;
-    float v = qsh[j * QDIM + d] / l_all[j];
-    if (V_TYPE >= TYPE_TURBO2) v *= sign1(d % V_GROUP) * inv_sqrt_group(V_GROUP);
-    const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
-    const uint index = pc.out_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d;
-    if (OUT_F16 != 0) out16[index] = uint16_t(packHalf2x16(vec2(v, 0.0)) & 0xffffu);
-    else out32[index] = v;
-  }
+  finish_rows(b, kvh, row0, tid, WG);
 }

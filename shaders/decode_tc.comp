@@ -1,7 +1,8 @@
 #version 450
 // Split-K flash decoding over turbo K and V on the tensor cores (VK_NV_cooperative_matrix), the
 // "tc" variant of attention/decoder.hpp. Same bindings, push constants and partials as
-// decode.comp; the reduce pass (decode_reduce.comp) always follows.
+// decode.comp; every split writes partials, and the last of its group merges them and stores the
+// output (split_merge.glsl).
 //
 // A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
 // tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
@@ -55,12 +56,14 @@ layout(constant_id = 9) const uint M = 1;
 layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 4
 layout(constant_id = 11) const uint Q_F16 = 0;
 layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
+layout(constant_id = 13) const uint OUT_F16 = 0;
 
 layout(local_size_x = 128) in;
 
 const uint WG = 128, SUBGROUPS = 4, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
 const uint Q_HEADS = KV_HEADS * GQA;
+const uint V_DIM = DIM, V_GROUP = DIM;  // (split_merge.glsl) one group per row
 const uint BLOCKS = DIM / 16;
 const bool READS = MODE == MODE_FULL;
 const float NEG_INF = -1.0 / 0.0;
@@ -79,8 +82,8 @@ layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
-layout(std430, binding = 5) writeonly buffer Out { float out32[]; };  // unused: the reduce writes
-layout(std430, binding = 6) buffer Partials { float part[]; };
+layout(std430, binding = 5) writeonly buffer Out { float out32[]; };
+layout(std430, binding = 5) writeonly buffer Out16 { uint16_t out16[]; };
 
 layout(push_constant) uniform Push {
   float scale;
@@ -193,6 +196,9 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
 TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
+#include "split_merge.glsl"
+TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
+TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -295,19 +301,20 @@ void main() {
       if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
       sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
     }
-    float m_new[2];
-    [[unroll]] for (uint k = 0; k < 2; ++k) {
-      float mx = max(sc[k], sc[k + 2]);
-      mx = max(mx, subgroupShuffleXor(mx, 4u));
-      mx = max(mx, subgroupShuffleXor(mx, 8u));
-      mx = max(mx, subgroupShuffleXor(mx, 16u));
-      m_new[k] = max(m_run[k], mx);
-    }
-    if (subgroupAny(m_new[0] != m_run[0] || m_new[1] != m_run[1])) {  // rare once the maxima settle
+    // A new running maximum only where some score passed the old one: the reduction over the
+    // subgroup's tokens (three shuffle rounds per row) runs only then, rare once the maxima settle.
+    bool grew = false;
+    [[unroll]] for (uint i = 0; i < 4; ++i) grew = grew || sc[i] > m_run[i & 1u];
+    if (subgroupAny(grew)) {
       float alpha[2];
       [[unroll]] for (uint k = 0; k < 2; ++k) {
-        alpha[k] = m_new[k] == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new[k]);
-        m_run[k] = m_new[k];
+        float mx = max(sc[k], sc[k + 2]);
+        mx = max(mx, subgroupShuffleXor(mx, 4u));
+        mx = max(mx, subgroupShuffleXor(mx, 8u));
+        mx = max(mx, subgroupShuffleXor(mx, 16u));
+        const float m_new = max(m_run[k], mx);
+        alpha[k] = m_new == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new);
+        m_run[k] = m_new;
         l_run[k] *= alpha[k];
       }
       [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
@@ -362,7 +369,8 @@ void main() {
       }
   barrier();
 
-  // Merge the subgroups and write the split's partials (m, l, o) for decode_reduce.comp.
+  // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
+  // the splits and stores the output.
   for (uint e = tid; e < ROWS * (DIM + 2); e += WG) {
     const uint j = e / (DIM + 2), k = e % (DIM + 2), gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
@@ -374,7 +382,10 @@ void main() {
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
       v += a * (k == 1u ? MSH_GET((q * ROWS + j) * 2 + 1) : k >= 2u ? OSH_GET((q * ROWS + j) * DIM + k - 2u) : 0.0);
     }
-    const uint base = (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * (DIM + 2);
-    part[base + k] = k == 0u ? mx : v;
+    part[partial_index(b, kvh, gr, split, k < 2u ? k : k + 2u)] = k == 0u ? mx : v;
   }
+  const uint n = splits_with_tokens(len, pc.chunk), row0 = row_chunk * ROWS;
+  if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
+  merge_splits(b, kvh, row0, n, tid, WG);
+  finish_rows(b, kvh, row0, tid, WG);
 }

@@ -9,6 +9,8 @@
 #include "decode_fixture.hpp"
 #include "kvcache/error.hpp"
 #include "kvcache/fp16.hpp"
+#include "kvcache/vk/buffer.hpp"
+#include "kvcache/vk/command.hpp"
 
 using namespace tkv;
 using namespace tkv::testing;
@@ -109,6 +111,51 @@ TEST(DecodeExactness, SplitInvariance) {
       o.splits = splits;
       const auto out = run_decode(f, c, q, o);
       EXPECT_LE(max_head_error(out, base64, c.head_dim), 1e-5) << type_name(t) << " splits " << splits;
+    }
+  }
+}
+
+// The splits of a call are merged by the last workgroup of each group to finish, counted in a
+// buffer of the decoder's that every call leaves at zero (shaders/split_merge.glsl). Calls
+// recorded back to back in one command buffer, with other split counts and another batch between
+// them, and the same recording submitted again, all give the reference's output.
+TEST(DecodeExactness, SplitMergeCountersSurviveRepeatedCalls) {
+  for (KvType t : {KvType::turbo3, KvType::f16}) {
+    DecodeCase c;
+    c.k_type = c.v_type = t;
+    c.lengths = {1000, 333};
+    c.m = 2;
+    auto f = fill_cache(c);
+    const auto q = random_queries(c);
+    const auto ref = reference_decode(*f.cache, 0, f.seqs, c.m, c.kv_heads * c.ratio, q, c.options);
+    auto& ctx = f.cache->context();
+    Decoder dec(*f.cache, c.kv_heads * c.ratio);
+    const uint64_t bytes = q.size() * 4;
+    vk::Buffer qd(ctx, bytes, vk::MemoryKind::device);
+    vk::upload(ctx, qd, 0, std::as_bytes(std::span(q)));
+    const uint32_t splits[] = {7, 3, 1000 /* clamped */, 7};
+    const uint32_t calls = std::size(splits);
+    vk::Buffer out(ctx, bytes * calls + 256 * calls, vk::MemoryKind::device);
+    auto at = [&](uint32_t i) { return i * ((bytes + 255) / 256 * 256); };
+    const SequenceId first[] = {f.seqs[0]};
+    for (int submission = 0; submission < 2; ++submission) {
+      ctx.run([&](vk::Recorder& r) {
+        r.fill(out, 0, VK_WHOLE_SIZE, 0x7fc00000u);  // NaN: a call that writes nothing fails
+        r.barrier();
+        for (uint32_t i = 0; i < calls; ++i) {
+          DecodeOptions o;
+          o.splits = splits[i];
+          dec.record(r, 0, f.seqs, c.m, {qd.handle(), 0, bytes}, {out.handle(), at(i), bytes}, o);
+          // Another shape in between: the first sequence alone (its own groups and counters).
+          dec.record(r, 0, first, c.m, {qd.handle(), 0, bytes / 2}, {out.handle(), at(i), bytes / 2}, o);
+        }
+      });
+      for (uint32_t i = 0; i < calls; ++i) {
+        std::vector<float> got(q.size());
+        vk::download(ctx, out, at(i), std::as_writable_bytes(std::span(got)));
+        EXPECT_LE(max_head_error(got, ref, c.head_dim), kExactBound)
+            << type_name(t) << " submission " << submission << " call " << i << " splits " << splits[i];
+      }
     }
   }
 }

@@ -163,7 +163,7 @@ TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   const auto p3 = plan_decode(caps, llama8b(131072), {.variant = Variant::tc});
   EXPECT_LE(p3.workgroups, 3u * caps.compute_units);
   EXPECT_GT(p3.workgroups, 2u * caps.compute_units);
-  // One split still goes through the reduce pass (the kernel writes partials only).
+  // One split still goes through partials and the merge (the tc kernel has no direct path).
   const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
   EXPECT_EQ(short_plan.splits, 1u);
   EXPECT_FALSE(short_plan.direct());
