@@ -31,6 +31,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_vote : require
 #extension GL_KHR_memory_scope_semantics : require
@@ -102,7 +103,7 @@ layout(push_constant) uniform Push {
 // and the query rows by a power of two qs that puts their largest value in [2^11, 2^12), both
 // exact, and divided out of the scores and outputs.
 const float CS = 1024.0;
-shared uint qmax_bits;
+shared float qmax_sh[SUBGROUPS];  // each subgroup's largest |q|
 
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
 // in f16), lo = x - hi is exact in f32. (Written with integer bits: the driver folded
@@ -116,9 +117,8 @@ f16vec2 split_hilo(float x) {
 // Tables, 16 copies: entry e -> (hi pair, lo pair) of CS x the centroids of a pair field e
 // (turbo4: of its magnitudes e, positive).
 const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1 << V_F;
-// One region holds, as float bits where they are floats: first the rotated query rows (qsh),
-// then the tables in the loop, then the subgroups' outputs (osh) and (m, l) (msh): never live
-// together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
+// One region holds, as float bits where they are floats: the tables in the loop, then the
+// subgroups' outputs (osh) and (m, l) (msh), then the merged output rows: never live together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
 // H100: 140 us with 31.9 KB per workgroup, 97.5 us with the tables and the epilogue aliased,
 // 23.5 KB; with qsh here too and Qb / Pb in one array, 20 KB).
 // K and V of one type share one table.
@@ -126,7 +126,7 @@ const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a se
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
 const uint OSH = 0, MSH = SUBGROUPS * ROWS * DIM;   // float offsets of osh and msh
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
-const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2, for qsh)
+const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2: the rows)
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
 #define F_GET(i) uintBitsToFloat(region[(i) / 2u][(i) % 2u])
@@ -134,8 +134,6 @@ shared uvec2 region[REGION];
 #define OSH_GET(i) F_GET(OSH + (i))
 #define MSH_SET(i, v) F_SET(MSH + (i), v)
 #define MSH_GET(i) F_GET(MSH + (i))
-#define QSH_SET(i, v) F_SET(i, v)
-#define QSH_GET(i) F_GET(i)
 // The B operands, one array: Qb in the prologue, then the subgroups' Pb in the loop. Stored
 // column-major (a column's consecutive k side by side, the order of mma.m16n8k16's B registers).
 // (The driver still transposes each B fragment with MOVM before each MMA, as it did for row-major
@@ -191,8 +189,8 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   vn = READS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
 
-#define R_GET(j, d) QSH_GET((j) * DIM + (d))
-#define R_SET(j, d, v) QSH_SET((j) * DIM + (d), v)
+#define R_GET(j, d) F_GET((j) * DIM + (d))
+#define R_SET(j, d, v) F_SET((j) * DIM + (d), v)
 TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
@@ -217,44 +215,63 @@ void main() {
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   const uint lane8 = (lane % 16u) * 8u;
 
-  // Query rows (scaled), rotated as the cache's K rows were.
-  for (uint e = tid; e < ROWS * DIM; e += WG) {
-    const uint j = e / DIM, d = e % DIM, gr = row_chunk * ROWS + j;
-    float v = 0.0;
-    if (gr < RM && d < HEAD_DIM) {
-      const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
-      v = load_q(pc.q_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d) * pc.scale;
+  // Query rows (scaled), rotated as the cache's K rows were: subgroup sg holds row sg (ROWS <=
+  // SUBGROUPS), dim lane + 32 i in qv[i]. The Hadamard's butterflies are shuffles across lanes and
+  // register pairs within one: no shared memory, no barrier (in shared memory, with the 512
+  // atomics of the query scale, they cost ~2 us per call on an H100).
+  const uint QV = DIM / 32u;  // 2 or 4
+  float qv[4];
+  {
+    const uint gr = row_chunk * ROWS + sg;
+    const bool live = sg < ROWS && gr < RM;
+    const uint qbase = pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM;
+    [[unroll]] for (uint i = 0; i < 4u; ++i) {
+      const uint d = lane + 32u * i;
+      qv[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
     }
-    QSH_SET(e, v * sign1(d));
   }
-  if (tid == 0u) qmax_bits = 0u;
+  [[unroll]] for (uint h = 1u; h < 32u; h <<= 1)
+    [[unroll]] for (uint i = 0; i < 4u; ++i) {
+      const float o = subgroupShuffleXor(qv[i], h);
+      qv[i] = (lane & h) == 0u ? qv[i] + o : o - qv[i];
+    }
+  [[unroll]] for (uint h = 1u; h < 4u; h <<= 1)  // dims 32 h apart: registers i, i + h
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      if ((i & h) == 0u && i + h < QV) {
+        const float a = qv[i], c2 = qv[i + h];
+        qv[i] = a + c2;
+        qv[i + h] = a - c2;
+      }
+  float amax = 0.0;
+  [[unroll]] for (uint i = 0; i < 4u; ++i)
+    if (i < QV) {
+      qv[i] *= sign2(lane + 32u * i) * inv_sqrt_group(DIM);
+      amax = max(amax, abs(qv[i]));
+    }
+  amax = subgroupMax(amax);
+  if (lane == 0u) qmax_sh[sg] = amax;
+  // The tables meanwhile (the region holds nothing else yet).
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
   barrier();
-  hadamard_rows(ROWS, DIM, DIM, tid, WG);
-  for (uint e = tid; e < ROWS * DIM; e += WG) {
-    const float v = QSH_GET(e) * sign2(e % DIM) * inv_sqrt_group(DIM);
-    QSH_SET(e, v);
-    atomicMax(qmax_bits, floatBitsToUint(abs(v)));
-  }
-  barrier();
+  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
   int qexp;
-  frexp(uintBitsToFloat(qmax_bits), qexp);  // max |q| < 2^qexp
-  const float qs = qmax_bits == 0u ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
-  for (uint e = tid; e < DIM * 8; e += WG) {
-    const uint col = e / DIM, d = e % DIM, j = col % 4;
-    const float v = j < ROWS ? QSH_GET(j * DIM + d) * qs : 0.0;
-    const f16vec2 h = split_hilo(v);
-    frag[e] = col < 4 ? h.x : h.y;
-  }
+  frexp(qmax, qexp);  // max |q| < 2^qexp
+  const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+  // Qb's columns sg (hi) and sg + 4 (lo).
+  [[unroll]] for (uint i = 0; i < 4u; ++i)
+    if (i < QV) {
+      const f16vec2 h = split_hilo(qv[i] * qs);
+      frag[sg * DIM + lane + 32u * i] = h.x;
+      frag[(sg + 4u) * DIM + lane + 32u * i] = h.y;
+    }
   barrier();
   const float unscale = 1.0 / (CS * qs);  // a power of two
 
   // Qb's fragments, kept in registers for the whole split.
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
   [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
-  barrier();  // qsh and Qb are read: the tables and Pb take their place
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
-  barrier();
+  barrier();  // Qb is read: Pb takes its place
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
