@@ -10,8 +10,14 @@ namespace tkv {
 namespace {
 
 // Workgroups per compute unit the split planner aims for (H200: 4 beat 8 by 8-29% at 32K and 128K,
-// where more splits cost more in partials and their merge than they gained in occupancy).
-constexpr uint32_t kWorkgroupsPerUnit = 4;
+// where more splits cost more in partials and their merge than they gained in occupancy), and 2
+// where 4 would cut splits shorter than kMinStepsForMax steps: the group's last split merges the
+// others (shaders/split_merge.glsl), one round trip to L2 per 16 splits, and each split pays its
+// own prologue. H100, f16 llama8b at forced split counts (session 7): 4K 21.5 us with 64 splits
+// (2 steps each) against 18.5 with 32; 8K 28.1 (64) against 25.9 (32); 16K 40.2 with either; 32K
+// 62.4 with 64 (16 steps) against 66.2 with 32.
+constexpr uint32_t kWorkgroupsPerUnit = 4, kWorkgroupsPerUnitShortSplits = 2;
+constexpr uint32_t kMinStepsForMax = 16;
 
 uint32_t ceil_div(uint64_t a, uint64_t b) { return uint32_t((a + b - 1) / b); }
 uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
@@ -221,11 +227,12 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       }
       return lo;
     };
+    // The most workgroups per unit where the splits stay long enough, else fewer.
     const bool tc = p.variant == Variant::tc;
     uint32_t target = (tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit) * compute_units(caps);
     uint32_t steps = steps_for(target);
-    if (tc && steps < kTensorCoreMinStepsForMax) {
-      target = kTensorCoreWorkgroupsPerUnit * compute_units(caps);
+    if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
+      target = (tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits) * compute_units(caps);
       steps = steps_for(target);
     }
     p.chunk = steps * step;

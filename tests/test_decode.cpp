@@ -70,6 +70,15 @@ std::vector<DecodeCase> grid(uint32_t keep_every) {
   return cases;
 }
 
+// Two sequences of several splits each (1000 and 333 tokens), two queries each.
+DecodeCase two_sequences(KvType t) {
+  DecodeCase c;
+  c.k_type = c.v_type = t;
+  c.lengths = {1000, 333};
+  c.m = 2;
+  return c;
+}
+
 }  // namespace
 
 TEST(DecodeExactness, SampledGrid) {
@@ -97,10 +106,7 @@ TEST(DecodeExactness, EveryTypePairAtOneShape) {
 
 TEST(DecodeExactness, SplitInvariance) {
   for (KvType t : {KvType::turbo3, KvType::q8_0, KvType::f16}) {
-    DecodeCase c;
-    c.k_type = c.v_type = t;
-    c.lengths = {1000, 333};
-    c.m = 2;
+    const DecodeCase c = two_sequences(t);
     auto f = fill_cache(c);
     const auto q = random_queries(c);
     DecodeOptions o;
@@ -121,10 +127,7 @@ TEST(DecodeExactness, SplitInvariance) {
 // them, and the same recording submitted again, all give the reference's output.
 TEST(DecodeExactness, SplitMergeCountersSurviveRepeatedCalls) {
   for (KvType t : {KvType::turbo3, KvType::f16}) {
-    DecodeCase c;
-    c.k_type = c.v_type = t;
-    c.lengths = {1000, 333};
-    c.m = 2;
+    const DecodeCase c = two_sequences(t);
     auto f = fill_cache(c);
     const auto q = random_queries(c);
     const auto ref = reference_decode(*f.cache, 0, f.seqs, c.m, c.kv_heads * c.ratio, q, c.options);

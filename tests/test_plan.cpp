@@ -29,10 +29,15 @@ TEST(Plan, ShortContextsRunOneSplitWithoutReduce) {
 TEST(Plan, LongContextsFillEverySmAtBatchOne) {
   for (uint32_t ctx : {8192u, 32768u, 131072u}) {
     const auto p = plan_decode(h100(), llama8b(ctx));
-    // About four workgroups per SM and never more (one wave), unless the splits are at their
-    // minimum of two steps.
-    EXPECT_LE(p.workgroups, 132u * 4) << ctx << ": " << p.describe();
-    EXPECT_TRUE(p.workgroups + 8 * 8 > 132u * 4 || p.chunk <= 2 * p.tokens_per_step()) << ctx << ": " << p.describe();
+    // About four workgroups per SM and never more (one wave) where the splits stay at least 16
+    // steps long, else about two; fewer only where the splits are at their minimum of two steps.
+    const uint32_t per_sm = p.chunk >= 16 * p.tokens_per_step() ? 4 : 2;
+    EXPECT_EQ(per_sm, ctx >= 32768u ? 4u : 2u) << ctx << ": " << p.describe();
+    EXPECT_LE(p.workgroups, 132u * per_sm) << ctx << ": " << p.describe();
+    EXPECT_TRUE(p.workgroups + 8 * 8 > 132u * per_sm || p.chunk <= 2 * p.tokens_per_step()) << ctx << ": " << p.describe();
+    if (per_sm == 2) {  // four per SM would have cut shorter splits (66 per KV head)
+      EXPECT_LT(uint64_t(ctx) / (132u * 4 / 8) / p.tokens_per_step(), 16u) << ctx;
+    }
     EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
     EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
     EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
