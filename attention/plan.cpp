@@ -81,14 +81,15 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
-    // One region for the query rows, then the tables (16 copies of 8-byte entries: one per pair
-    // field, turbo2 16, turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs; one
-    // array for Qb, then Pb; the page list.
+    // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
+    // turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs, then the merged rows;
+    // one array for Qb, then Pb; the page list; the subgroups' query maxima; the merge's flag and
+    // sums (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
     auto entries = [](KvType t) -> uint32_t { return t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t region = std::max(8 * 16 * tables, 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
-    return region + 2 * std::max<uint32_t>(dim * 8, 4 * 16 * 8) + 4 * kMaxSplitPages + 4;
+    return region + 2 * std::max<uint32_t>(dim * 8, 4 * 16 * 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -105,7 +106,8 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     if (p.variant != Variant::smem || (t != KvType::turbo2 && t != KvType::turbo3)) return 1;
     return t == KvType::turbo3 ? 64 : 16;
   };
-  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + scores + kMaxSplitPages + 32) +
+  // (+ the merge's flag and per-row sums, shaders/split_merge.glsl)
+  return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + scores + kMaxSplitPages + 32 + 1 + p.rows) +
          8 * (pairs(s.k_type) + pairs(s.v_type));
 }
 
