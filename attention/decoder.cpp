@@ -173,10 +173,11 @@ DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint3
   return p;
 }
 
-void Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
-  if (buffer && buffer.size() >= bytes) return;
+bool Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
+  if (buffer && buffer.size() >= bytes) return false;
   if (buffer) retired_.push_back(std::move(buffer));
   buffer = vk::Buffer(cache_.context(), std::max<uint64_t>(bytes, 256), kind);
+  return true;
 }
 
 void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
@@ -225,13 +226,10 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
     // Partials per (query row, split): m, l, 2 unused, o (shaders/split_merge.glsl); one arrival
     // counter per (sequence, KV head, row chunk), zero between calls.
     ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * p.splits * (v_dim + 4) * 4, vk::MemoryKind::device);
-    const uint64_t counters = uint64_t(s.batch) * c.kv_heads * p.row_chunks * 4;
-    if (!arrivals_ || arrivals_.size() < counters) {
-      ensure(arrivals_, counters, vk::MemoryKind::device);
-      // Zeroed now, in a submission of its own: a fill recorded into the caller's command buffer
-      // would be lost if that buffer were never submitted.
+    // A new counter buffer is zeroed now, in a submission of its own: a fill recorded into the
+    // caller's command buffer would be lost if that buffer were never submitted.
+    if (ensure(arrivals_, uint64_t(s.batch) * c.kv_heads * p.row_chunks * 4, vk::MemoryKind::device))
       cache_.context().run([&](vk::Recorder& z) { z.fill(arrivals_, 0, VK_WHOLE_SIZE, 0); });
-    }
   }
 
   // Storage-buffer offsets must be aligned; bind at 256-byte boundaries, pass the rest in elements.

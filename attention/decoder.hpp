@@ -100,7 +100,8 @@ class Decoder {
  private:
   DecodeShape shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const;
   DecodePlan make_plan(const DecodeShape& shape, const DecodeOptions& options) const;
-  void ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);
+  // Makes `buffer` hold at least `bytes` (a larger one is kept); true when it made a new one.
+  bool ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);
 
   KvCache& cache_;
   uint32_t q_heads_;

@@ -658,7 +658,7 @@ void main() {
     for (uint e = tid; e < ROWS * (V_DIM + 2); e += WG) {
       const uint j = e / (V_DIM + 2), k = e % (V_DIM + 2), gr = row0 + j;
       if (gr >= RM) continue;
-      part[partial_index(b, kvh, gr, split, k < 2u ? k : k + 2u)] =
+      part[partial_index(b, kvh, gr, split, k)] =
           k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
     const uint n = splits_with_tokens(len, pc.chunk);

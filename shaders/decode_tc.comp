@@ -399,7 +399,7 @@ void main() {
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
       v += a * (k == 1u ? MSH_GET((q * ROWS + j) * 2 + 1) : k >= 2u ? OSH_GET((q * ROWS + j) * DIM + k - 2u) : 0.0);
     }
-    part[partial_index(b, kvh, gr, split, k < 2u ? k : k + 2u)] = k == 0u ? mx : v;
+    part[partial_index(b, kvh, gr, split, k)] = k == 0u ? mx : v;
   }
   const uint n = splits_with_tokens(len, pc.chunk), row0 = row_chunk * ROWS;
   if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;

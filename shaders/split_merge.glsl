@@ -24,9 +24,10 @@ layout(std430, binding = 7) coherent buffer Arrivals { uint arrivals[]; };
 
 const uint PSTRIDE = V_DIM + 4;
 
-// Index of partial float k of query row gr in split `split` of group (b, kvh).
+// Where split `split` of group (b, kvh) keeps query row gr's partial k: 0 its m, 1 its l, 2 + d
+// its o[d] (after two unused floats, so that o is 16-byte aligned).
 uint partial_index(uint b, uint kvh, uint gr, uint split, uint k) {
-  return (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * PSTRIDE + k;
+  return (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * PSTRIDE + (k < 2u ? k : k + 2u);
 }
 
 // Splits of a sequence of `len` tokens that hold tokens (the others leave at once).
@@ -71,7 +72,7 @@ const uint MERGE_BATCH = 16;
           const uint s = min(s0 + i, n - 1u);                                                       \
           mb[i] = s0 + i < n ? part[partial_index(b, kvh, gr, s, 0u)] : -1.0 / 0.0;                 \
           lb[i] = part[partial_index(b, kvh, gr, s, 1u)];                                           \
-          ob[i] = part4[partial_index(b, kvh, gr, s, 4u + 4u * d4) / 4u];                           \
+          ob[i] = part4[partial_index(b, kvh, gr, s, 2u + 4u * d4) / 4u];                           \
         }                                                                                           \
         float mx = run_m;                                                                           \
         [[unroll]] for (uint i = 0; i < MERGE_BATCH; ++i) mx = max(mx, mb[i]);                     \
