@@ -14,19 +14,11 @@
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
-for f in .gl/*.deb; do dpkg -x "$f" /; done
-ldconfig
-export LD_LIBRARY_PATH="$PWD/.gl/lib:${LD_LIBRARY_PATH:-}"
-export PATH="$PWD/.gl/bin:$PATH"  # zstd for bench/sass_dump.py
 B=${TKV_BUILD:-build}
 AB_DIR=${AB_DIR:-build-ab}
-# The loader finds the driver by itself on some machines; where no device shows up, name it.
 probe=$B/profile/turboprof
 [ -x "$probe" ] || probe=$(ls "$AB_DIR"/turboprof-* 2>/dev/null | head -1)
-if ! "$probe" devices >/dev/null 2>&1; then
-  export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-fi
-export TKV_CACHE_DIR=/tmp/tkv-pipelines
+source bench/gpu_env.sh "$probe"
 OUT=${OUT:-/tmp/out}
 mkdir -p "$OUT"
 # At most 8 files come back from $OUT: keep to devices.txt, tests.txt and two folders of three.
@@ -110,20 +102,8 @@ for step in "$@"; do
       done | tee "$OUT/ab.txt"
       kill $smi
       echo "SM clock samples:"; awk -F, 'NR>1{print $2}' "$OUT/ab-smi.csv" | sort | uniq -c | sort -rn | head -4
-      # Per (type, context): the median over rounds of each build, side by side.
-      python3 - "$OUT/ab.txt" <<'PY'
-import sys, collections, statistics
-d = collections.defaultdict(list)
-labels = []
-for line in open(sys.argv[1]):
-    r, l, t, v, m, c, us = line.split()[:7]
-    d[(t, c, l)].append(float(us))
-    if l not in labels: labels.append(l)
-keys = sorted({(t, c) for t, c, _ in d}, key=lambda k: (k[0], int(k[1].rstrip('K'))))
-print("type ctx " + " ".join(labels))
-for t, c in keys:
-    print(t, c, " ".join("%.1f" % statistics.median(d[(t, c, l)]) if d.get((t, c, l)) else "-" for l in labels))
-PY
+      # Per (type, mode, context): the median over rounds of each build, side by side.
+      python3 bench/ab_summary.py "$OUT/ab.txt"
       ;;
     inspect)
       I=/tmp/inspect; rm -rf $I; mkdir -p $I

@@ -1,10 +1,8 @@
 #!/usr/bin/env bash
 # session 7 run 1: knock-outs and candidates of the tc kernel at short and long contexts
 set -u
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl/lib PATH=$PWD/.gl/bin:$PATH
-build-ab/turboprof-base devices >/dev/null 2>&1 || export VK_DRIVER_FILES=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
 export TKV_CACHE_DIR=/tmp/c
+source bench/gpu_env.sh build-ab/turboprof-base
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv > $OUT/dev.txt 2>&1
 start=$(date +%s)
 build-t/test_decode_tc --gtest_brief=1 > $OUT/tc-tests.txt 2>&1; tail -2 $OUT/tc-tests.txt
@@ -28,21 +26,7 @@ for round in 1 2; do
   done
   echo "round $round at $(( $(date +%s) - start )) s" >&2
 done > $OUT/ab.txt
-python3 - $OUT/ab.txt <<'PY' > $OUT/ab-summary.txt
-import sys, collections, statistics
-d = collections.defaultdict(list); labels = []
-for line in open(sys.argv[1]):
-    f = line.split()
-    if len(f) < 7: continue
-    r, l, t, v, m, c, us = f[:7]
-    d[(t, m, c, l)].append(float(us))
-    if l not in labels: labels.append(l)
-def ck(c): return float(c.rstrip('K')) * (1024 if c.endswith('K') else 1)
-keys = sorted({k[:3] for k in d}, key=lambda k: (k[0], k[1], ck(k[2])))
-print("type mode ctx " + " ".join(labels))
-for k in keys:
-    print(*k, " ".join("%.1f" % statistics.median(d[k + (l,)]) if d.get(k + (l,)) else "-" for l in labels))
-PY
+python3 bench/ab_summary.py $OUT/ab.txt > $OUT/ab-summary.txt
 cat $OUT/ab-summary.txt
 echo "ab done $(( $(date +%s) - start )) s"
 left=$(( 570 - ($(date +%s) - start) ))

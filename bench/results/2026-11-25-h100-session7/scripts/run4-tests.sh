@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
 # session 7 run 4: the GPU suites at the final sources (LargeContexts ran in run 3 on the same kernels)
 set -u
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl/lib PATH=$PWD/.gl/bin:$PATH
-B=build-run
-ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f $ICD ] && export VK_DRIVER_FILES=$ICD
 export TKV_CACHE_DIR=/tmp/c
+source bench/gpu_env.sh
+B=build-run
 start=$(date +%s)
 for t in test_vk_runtime test_plan test_cache test_decode_tc test_decode_modes test_variants_modes test_decode; do
   timeout 300 $B/tests/$t --gtest_brief=1 > /tmp/$t.txt 2>&1; rc=$?

@@ -1,11 +1,8 @@
 #!/usr/bin/env bash
 # session 7 run 8: split counts at short and middle contexts after the in-kernel merge (plan = 0)
 set -u
-for f in .gl/*.deb; do dpkg -x $f / >/dev/null; done; ldconfig
-export LD_LIBRARY_PATH=$PWD/.gl/lib PATH=$PWD/.gl/bin:$PATH
-ICD=/usr/local/nvidia/share/vulkan/icd.d/nvidia_icd.json
-[ -f $ICD ] && export VK_DRIVER_FILES=$ICD
 export TKV_CACHE_DIR=/tmp/c
+source bench/gpu_env.sh
 P=build-run/profile/turboprof
 for round in 1 2; do
 for s in 0 4 8 16 32 48 64 96 132; do
