@@ -346,10 +346,8 @@ TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
 #include "split_merge.glsl"
-#define ROW_GET(j, d) qsh[(j) * QDIM + (d)]
-#define ROW_SET(j, d, v) qsh[(j) * QDIM + (d)] = (v)
-TKV_DEFINE_MERGE_SPLITS(merge_splits, ROW_SET)
-TKV_DEFINE_FINISH_ROWS(finish_rows, ROW_GET, ROW_SET, hadamard_rows)
+TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
+TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 
 // The per-token parts of a step, written as macros of a literal token index and expanded for
 // 0..7 (guarded by UNROLL): the driver left loops over the tokens rolled once their bodies grew,
