@@ -6,14 +6,15 @@
 //
 // A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
 // tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
-//   scores  S[16 tokens x 8] = sum over 16-dim blocks of  C[16 tokens x 16 dims] . Qb[16 dims x 8]
+//   scores  S[16 x 8] = sum over 16-dim blocks of  [C_hi; C_lo][16 x 16 dims] . Qb[16 dims x 8]
+//           (per half of 8 tokens: rows g and g + 8 are token g's hi and lo halves, summed after)
 //   output  O[16 dims x 8]  += C^T[16 dims x 16 tokens] . Pb[16 tokens x 8]      (per dim block)
 // where C holds the tokens' centroids (the norms stay outside: score = norm_k x q.c, and the V
 // norm is folded into p). Exactness (1e-4 per head against float64) rules out plain f16 operands,
 // so every operand is split into f16 hi + lo halves: Qb's 8 columns are the rows' q_hi (0..3)
 // and q_lo (4..7), Pb's the rows' w_hi and w_lo (w = p x norm_v), and C is multiplied as C_hi and
-// C_lo (two MMAs into the same accumulator): column j + column j+4 of the accumulator is
-// row j's value, with every cross term but lo x lo.
+// C_lo (rows of one MMA for the scores, two MMAs into one accumulator for the output): column j +
+// column j+4 of an accumulator is row j's value, with every cross term but lo x lo.
 //
 // The cache's tiles hold each lane's fragment elements in its own words (lane 4g + c: pairs
 // j = 4 blk + r, r the A register, kvcache/layout.hpp), so a lane loads its words straight from
@@ -26,7 +27,9 @@
 // bits flip the halves' signs with an XOR. This relies on the fragment
 // layout of NVIDIA's mma.m16n8k16 in the element order its driver uses (A: lane 4g + c holds
 // (g, 2c..2c+1), (g, 2c+8..2c+9), (g+8, 2c..2c+1), (g+8, 2c+8..2c+9); accumulator: (g, 2c..2c+1),
-// (g+8, 2c..2c+1)), which the host checks once per device with shaders/coopmat_probe.comp.
+// (g+8, 2c..2c+1); B (k x n): (k = g, n = 2c..2c+1), (k = g+8, n = 2c..2c+1), which the driver
+// transposes into mma's B registers with MOVM), which the host checks once per device with
+// shaders/coopmat_probe.comp. Pb is built that way in registers from each lane's own scores.
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_shader_explicit_arithmetic_types_float16 : require
@@ -120,7 +123,7 @@ const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1
 // One region holds, as float bits where they are floats: the tables in the loop, then the
 // subgroups' outputs (osh) and (m, l) (msh), then the merged output rows: never live together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
 // H100: 140 us with 31.9 KB per workgroup, 97.5 us with the tables and the epilogue aliased,
-// 23.5 KB; with qsh here too and Qb / Pb in one array, 20 KB).
+// 23.5 KB; with qsh here too and Qb / Pb in one array, 20 KB; Pb now lives in registers).
 // K and V of one type share one table.
 const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
@@ -134,14 +137,11 @@ shared uvec2 region[REGION];
 #define OSH_GET(i) F_GET(OSH + (i))
 #define MSH_SET(i, v) F_SET(MSH + (i), v)
 #define MSH_GET(i) F_GET(MSH + (i))
-// The B operands, one array: Qb in the prologue, then the subgroups' Pb in the loop. Stored
-// column-major (a column's consecutive k side by side, the order of mma.m16n8k16's B registers).
-// (The driver still transposes each B fragment with MOVM before each MMA, as it did for row-major
-// B: H100 SASS, no change in time.)
-//   Qb: [column][dim]: q_hi of rows 0..3, then q_lo
-//   Pb: per subgroup [column][token]: w_hi of rows 0..3, then w_lo
-const uint QB_SIZE = 8 * DIM, PB_SIZE = SUBGROUPS * 8 * TILE;
-shared float16_t frag[QB_SIZE > PB_SIZE ? QB_SIZE : PB_SIZE];
+// Qb on its way from the subgroups' rows to every subgroup's fragments: [column][dim], q_hi of
+// rows 0..3, then q_lo. Stored column-major (a column's consecutive k side by side, the order of
+// mma.m16n8k16's B registers). (The driver still transposes each B fragment with MOVM before each
+// MMA, as it did for row-major B: H100 SASS, no change in time.)
+shared float16_t frag[8 * DIM];
 const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
@@ -176,6 +176,23 @@ uvec2 table_entry(uint type, uint mb, uint e) {
     const f16vec2 h = unpackFloat2x16(t.x ^ sm), l = unpackFloat2x16(t.y ^ sm);                     \
     ah[2 * r] = h.x; ah[2 * r + 1] = h.y;                                                           \
     al[2 * r] = l.x; al[2 * r + 1] = l.y;                                                           \
+  }
+
+// The score phase's A fragment for block blk and token half h (tokens g + 8h): rows g and g + 8
+// hold the same token's C_hi and C_lo (two accumulator rows summed afterwards), so that one table
+// read, a (hi pair, lo pair) entry, fills two consecutive registers of the MMA's A operand
+// (registers 0, 1: rows g, g + 8 at k 2c..2c+1; 2, 3: at k 2c+8..2c+9) with no moves. In the
+// driver's element order: (g, 2c..) = hi of pair 2h, (g, 2c+8..) = hi of pair 2h + 1, then their
+// lo halves at rows g + 8.
+#define BUILD_A_HL(w, blk, h, F, LW, ENTRIES, TABLE, a)                                             \
+  [[unroll]] for (uint r = 0; r < 2u; ++r) {                                                        \
+    const uint j = 4u * (blk) + 2u * (h) + r;                                                       \
+    const uint at = FIELD_AT7(w, j, F, LW);                                                         \
+    const uvec2 t = region[(TABLE) + (((at & ((ENTRIES - 1u) << 7)) | lane8) >> 3)];                \
+    const uint sm = (F) == 8u ? ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u) : 0u;            \
+    const f16vec2 hv = unpackFloat2x16(t.x ^ sm), lv = unpackFloat2x16(t.y ^ sm);                   \
+    a[2 * r] = hv.x; a[2 * r + 1] = hv.y;                                                           \
+    a[4 + 2 * r] = lv.x; a[5 + 2 * r] = lv.y;                                                       \
   }
 
 // The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
@@ -271,7 +288,6 @@ void main() {
   // Qb's fragments, kept in registers for the whole split.
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
   [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
-  barrier();  // Qb is read: Pb takes its place
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
@@ -287,7 +303,6 @@ void main() {
     hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
-  const uint pbase = sg * TILE * 8;
   uint kw[K_LW], vw[V_LW], kn, vn;
   if (start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
 
@@ -296,24 +311,25 @@ void main() {
     uint nkw[K_LW], nvw[V_LW], nkn, nvn;
     if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
 
-    // Scores: per 16-dim block, the centroid fragment (hi, lo) times Qb; two accumulators.
+    // Scores: per token half h and 16-dim block, the centroids (hi rows, lo rows) times Qb.
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
-    s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
-    s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
-    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
-      BUILD_A(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, ah, al)
-      s[kb % 2] = coopMatMulAddNV(ah, qf[kb], s[kb % 2]);
-      s[kb % 2] = coopMatMulAddNV(al, qf[kb], s[kb % 2]);
+    [[unroll]] for (uint h = 0; h < 2u; ++h) {
+      s[h] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+      [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
+        BUILD_A_HL(kw, kb, h, K_F, K_LW, K_ENTRIES, TAB_K, a)
+        s[h] = coopMatMulAddNV(a, qf[kb], s[h]);
+      }
     }
 
-    // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1; the hi and
-    // lo columns of a row sit in lanes c and c ^ 2.
+    // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1: in s[h],
+    // hi rows (elements 0, 1) plus lo rows (2, 3); the hi and lo columns of a query row sit in
+    // lanes c and c ^ 2.
     const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u, t = tb + g + 8u * (i >> 1);
-      const float si = s[0][i] + s[1][i];
+      const float si = s[i >> 1][k] + s[i >> 1][k + 2u];
       float v = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
       if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
       sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
@@ -322,8 +338,8 @@ void main() {
     // subgroup's tokens (three shuffle rounds per row) runs only then, rare once the maxima settle.
     bool grew = false;
     [[unroll]] for (uint i = 0; i < 4; ++i) grew = grew || sc[i] > m_run[i & 1u];
+    float alpha[2] = float[](1.0, 1.0);
     if (subgroupAny(grew)) {
-      float alpha[2];
       [[unroll]] for (uint k = 0; k < 2; ++k) {
         float mx = max(sc[k], sc[k + 2]);
         mx = max(mx, subgroupShuffleXor(mx, 4u));
@@ -334,23 +350,21 @@ void main() {
         m_run[k] = m_new;
         l_run[k] *= alpha[k];
       }
-      [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
-        [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     }
-    // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2).
+    [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+      [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
+    // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2), built
+    // in registers: the driver's B elements of lane 4g + c are (token g, columns 2c, 2c + 1) and
+    // (token g + 8, the same columns), the lane's own scores sc[0..3] (coopmat_probe.cpp checks).
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const uint k = i & 1u, t8 = 8u * (i >> 1);
+      const uint k = i & 1u;
       const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
       l_run[k] += p;
       const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
       const f16vec2 h = split_hilo(w);
-      frag[pbase + (2u * c + k) * TILE + g + t8] = c < 2u ? h.x : h.y;
+      pf[i] = c < 2u ? h.x : h.y;
     }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
-    coopMatLoadNV(pf, frag, pbase, TILE, true);
-    subgroupBarrier();  // pb is read before the next tile overwrites it
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
     [[unroll]] for (uint db = 0; db < BLOCKS; ++db) {
