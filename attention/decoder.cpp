@@ -262,9 +262,11 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
   // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598
   // -> 313 us). The tc kernel is left to the driver: host-specialized it grew 4x in code and was
-  // slower (turbo4 128K 128 -> 265 us).
-  const auto& decode =
-      pipelines.get({tc ? "decode_tc" : "decode", constants, 8, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_});
+  // slower (turbo4 128K 128 -> 265 us). Both run without the driver's bounds checks where the
+  // device allows it: every address they form comes from the page tables, lengths and shapes
+  // checked above.
+  const auto& decode = pipelines.get(
+      {tc ? "decode_tc" : "decode", constants, 8, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer

@@ -57,7 +57,7 @@ def main():
     n = 0
     for p in paths:
         names = [os.path.join(p, f) for f in sorted(os.listdir(p))] if os.path.isdir(p) else [p]
-        for f in names:
+        for f in (f for f in names if os.path.isfile(f)):  # (the cache's spirv/ folder: skipped)
             for container in containers(open(f, "rb").read()):
                 code = code_of(container)
                 name = os.path.join(out, "%02d.bin" % n)

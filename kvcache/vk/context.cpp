@@ -403,8 +403,21 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
     ecm.cooperativeMatrix = supported_cm.cooperativeMatrix;
     *chain = &ecm;
+    chain = &ecm.pNext;
   }
   self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
+  VkPhysicalDevicePipelineRobustnessFeaturesEXT erb{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+  if (optional(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME)) {
+    VkPhysicalDevicePipelineRobustnessFeaturesEXT supported_rb{
+        VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &supported_rb;
+    vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+    erb.pipelineRobustness = supported_rb.pipelineRobustness;
+    *chain = &erb;
+    chain = &erb.pNext;
+  }
+  self->pipeline_robustness_ = erb.pipelineRobustness;
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;

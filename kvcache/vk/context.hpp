@@ -116,6 +116,9 @@ class Context {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_; }
   // Whether the driver reports compiler statistics of pipelines (VK_KHR_pipeline_executable_properties).
   bool pipeline_statistics() const { return pipeline_statistics_; }
+  // Whether pipelines may turn the driver's bounds checks off (VK_EXT_pipeline_robustness enabled
+  // on a device this context created).
+  bool pipeline_robustness() const { return pipeline_robustness_; }
   // Whether this context created its device (false: adopted from the host).
   bool owns_device() const { return owns_device_; }
 
@@ -144,6 +147,7 @@ class Context {
   std::mutex submit_mutex_;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
   bool pipeline_statistics_ = false;
+  bool pipeline_robustness_ = false;
   bool owns_device_ = true;
   std::unique_ptr<PipelineStore> pipelines_;
   // Fills physical_device_, caps_, memory properties from instance_; throws when unsupported.

@@ -278,6 +278,12 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
   info.stage.pName = "main";
   info.stage.pSpecializationInfo = entries.empty() || owned_module ? nullptr : &spec;
   if (key.required_subgroup_size) info.stage.pNext = &subgroup;
+  VkPipelineRobustnessCreateInfoEXT robustness{VK_STRUCTURE_TYPE_PIPELINE_ROBUSTNESS_CREATE_INFO_EXT};
+  robustness.storageBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DISABLED_EXT;
+  robustness.uniformBuffers = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
+  robustness.vertexInputs = VK_PIPELINE_ROBUSTNESS_BUFFER_BEHAVIOR_DEVICE_DEFAULT_EXT;
+  robustness.images = VK_PIPELINE_ROBUSTNESS_IMAGE_BEHAVIOR_DEVICE_DEFAULT_EXT;
+  if (!key.bounds_checks && ctx_.pipeline_robustness()) info.pNext = &robustness;
   info.layout = p.layout;
   const bool stats = ctx_.pipeline_statistics() && std::getenv("TKV_PIPELINE_STATS");
   if (stats) info.flags |= VK_PIPELINE_CREATE_CAPTURE_STATISTICS_BIT_KHR;

@@ -26,6 +26,10 @@ struct PipelineKey {
   // Specialize the SPIR-V on the host (specialize.hpp) instead of passing the constants to the
   // driver (the decoder sets it for the scalar kernel unless TKV_SPECIALIZE=0).
   bool host_specialize = false;
+  // Off: the driver's bounds checks on storage buffer accesses are turned off where the device
+  // allows it (VK_EXT_pipeline_robustness), for kernels whose every address the host has
+  // validated (the decode kernels: page tables, lengths and shapes are checked before recording).
+  bool bounds_checks = true;
   auto operator<=>(const PipelineKey&) const = default;
 };
 

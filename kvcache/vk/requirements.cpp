@@ -23,7 +23,10 @@ DeviceRequirements device_requirements(VkPhysicalDevice pd) {
                            // Compiler statistics of our pipelines (registers, spills): TKV_PIPELINE_STATS=1.
                            VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME,
                            // Tensor cores for the tc decode variant (with its cooperativeMatrix feature).
-                           VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME})
+                           VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME,
+                           // Pipelines without the driver's bounds checks on storage buffers
+                           // (PipelineKey::bounds_checks): the decode kernels' loads.
+                           VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME})
     if (present.count(name)) r.optional_extensions.push_back(name);
 
   VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
