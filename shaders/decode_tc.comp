@@ -164,16 +164,24 @@ uvec2 table_entry(uint type, uint mb, uint e) {
                              : (w)[(F) * (j) / 32u] << (7u - ((F) * (j)) % 32u)) |                   \
    (((F) * (j)) % 32u + (F) > 32u ? (w)[min((F) * (j) / 32u + 1u, (LW) - 1u)] << (39u - ((F) * (j)) % 32u) : 0u))
 
-// The A fragment of block blk (pairs 4 blk + r in registers r = 0..3) from a lane's tile words:
-// its hi and lo halves. lane8 = (lane % 16) x 8, the lane's copy of the table.
-#define BUILD_A(w, blk, F, LW, ENTRIES, TABLE, ah, al)                                              \
-  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
-    const uint j = 4u * (blk) + r;                                                                  \
+// Pair j of a lane's tile words as its (hi, lo) f16 pairs: hv, lv. lane8 = (lane % 16) x 8, the
+// lane's copy of the table.
+#define TABLE_PAIR(w, j, F, LW, ENTRIES, TABLE, hv, lv)                                             \
+  f16vec2 hv, lv;                                                                                   \
+  {                                                                                                 \
     const uint at = FIELD_AT7(w, j, F, LW);                                                         \
     const uvec2 t = region[(TABLE) + (((at & ((ENTRIES - 1u) << 7)) | lane8) >> 3)];                \
     /* turbo4: the negative bits (6, 7 of the field) onto the halves' sign bits */                  \
     const uint sm = (F) == 8u ? ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u) : 0u;            \
-    const f16vec2 h = unpackFloat2x16(t.x ^ sm), l = unpackFloat2x16(t.y ^ sm);                     \
+    hv = unpackFloat2x16(t.x ^ sm);                                                                 \
+    lv = unpackFloat2x16(t.y ^ sm);                                                                 \
+  }
+
+// The output phase's A fragment of block blk (pairs 4 blk + r in registers r = 0..3) from a
+// lane's tile words: its hi and lo halves.
+#define BUILD_A(w, blk, F, LW, ENTRIES, TABLE, ah, al)                                              \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    TABLE_PAIR(w, 4u * (blk) + r, F, LW, ENTRIES, TABLE, h, l)                                      \
     ah[2 * r] = h.x; ah[2 * r + 1] = h.y;                                                           \
     al[2 * r] = l.x; al[2 * r + 1] = l.y;                                                           \
   }
@@ -186,11 +194,7 @@ uvec2 table_entry(uint type, uint mb, uint e) {
 // lo halves at rows g + 8.
 #define BUILD_A_HL(w, blk, h, F, LW, ENTRIES, TABLE, a)                                             \
   [[unroll]] for (uint r = 0; r < 2u; ++r) {                                                        \
-    const uint j = 4u * (blk) + 2u * (h) + r;                                                       \
-    const uint at = FIELD_AT7(w, j, F, LW);                                                         \
-    const uvec2 t = region[(TABLE) + (((at & ((ENTRIES - 1u) << 7)) | lane8) >> 3)];                \
-    const uint sm = (F) == 8u ? ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u) : 0u;            \
-    const f16vec2 hv = unpackFloat2x16(t.x ^ sm), lv = unpackFloat2x16(t.y ^ sm);                   \
+    TABLE_PAIR(w, 4u * (blk) + 2u * (h) + r, F, LW, ENTRIES, TABLE, hv, lv)                         \
     a[2 * r] = hv.x; a[2 * r + 1] = hv.y;                                                           \
     a[4 + 2 * r] = lv.x; a[5 + 2 * r] = lv.y;                                                       \
   }
@@ -311,16 +315,17 @@ void main() {
     uint nkw[K_LW], nvw[V_LW], nkn, nvn;
     if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
 
-    // Scores: per token half h and 16-dim block, the centroids (hi rows, lo rows) times Qb.
+    // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
+    // block's two MMAs side by side: the driver transposes qf[kb] once for both).
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
-    [[unroll]] for (uint h = 0; h < 2u; ++h) {
-      s[h] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
-      [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
+    s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
+      [[unroll]] for (uint h = 0; h < 2u; ++h) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_HL(kw, kb, h, K_F, K_LW, K_ENTRIES, TAB_K, a)
         s[h] = coopMatMulAddNV(a, qf[kb], s[h]);
       }
-    }
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1: in s[h],
     // hi rows (elements 0, 1) plus lo rows (2, 3); the hi and lo columns of a query row sit in
@@ -328,11 +333,21 @@ void main() {
     const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const uint k = i & 1u, t = tb + g + 8u * (i >> 1);
-      const float si = s[i >> 1][k] + s[i >> 1][k + 2u];
-      float v = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
-      if (pc.softcap > 0.0) v = pc.softcap * tanh(v / pc.softcap);
-      sc[i] = row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k] ? v : NEG_INF;
+      const float si = s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      sc[i] = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
+    }
+    if (pc.softcap > 0.0)
+      [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
+    // Masks: rows past the group's, tokens past the split's end, before a row's window or after
+    // its own position; a tile inside every row's range (most of them) needs only the rows'.
+    if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
+      [[unroll]] for (uint i = 0; i < 4; ++i)
+        if (!row_live[i & 1u]) sc[i] = NEG_INF;
+    } else {
+      [[unroll]] for (uint i = 0; i < 4; ++i) {
+        const uint k = i & 1u, t = tb + g + 8u * (i >> 1);
+        if (!(row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k])) sc[i] = NEG_INF;
+      }
     }
     // A new running maximum only where some score passed the old one: the reduction over the
     // subgroup's tokens (three shuffle rounds per row) runs only then, rare once the maxima settle.
