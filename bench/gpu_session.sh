@@ -87,8 +87,8 @@ for step in "$@"; do
         TKV_SPLITS=$s $B/profile/turboprof profile --workload llama8b --types f16,turbo3 --ctx 1k,2k,4k,8k \
           --modes 0 --repeat 20 2>&1 | grep -E "^(f16|turbo3)" | awk -v s=$s '{print "splits" s, $1, $4, $5}'
       done | tee "$OUT/splits.txt" ;;
-    ab)  # A/B of builds: every $AB_DIR/turboprof-<label> profiles the same points (AB_ARGS), in
-         # alternating rounds (AB_ROUNDS) so that drift falls on every build alike; ab.txt lines:
+    ab)  # A/B of builds: every $AB_DIR/turboprof-<label> profiles the same points (AB_ARGS, modes
+         # AB_MODES), in alternating rounds (AB_ROUNDS) so that drift falls on every build alike; ab.txt lines:
          # round label type variant mode context us; then the median per build, side by side
       bins=("$AB_DIR"/turboprof-*)
       nvidia-smi --query-gpu=timestamp,clocks.sm --format=csv -lms 500 > "$OUT/ab-smi.csv" 2>&1 &
@@ -96,7 +96,7 @@ for step in "$@"; do
       for round in $(seq 1 "${AB_ROUNDS:-2}"); do
         for bin in "${bins[@]}"; do
           label=${bin##*/turboprof-}
-          "$bin" profile --workload llama8b --modes 0 --repeat 20 ${AB_ARGS:---ctx 1k,8k,32k,128k} 2>&1 \
+          "$bin" profile --workload llama8b --modes "${AB_MODES:-0}" --repeat 20 ${AB_ARGS:---ctx 1k,8k,32k,128k} 2>&1 \
             | grep -E "^(f16|q8_0|turbo)" | awk -v r="$round" -v l="$label" '{print r, l, $1, $2, $3, $4, $5}'
         done
       done | tee "$OUT/ab.txt"
