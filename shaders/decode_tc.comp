@@ -78,8 +78,10 @@ const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint V_MB = V_TYPE == TYPE_TURBO2 ? 1 : V_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint K_F = 2 * (K_MB + 1), V_F = 2 * (V_MB + 1);
 const uint K_LW = BLOCKS * K_F / 8, V_LW = BLOCKS * V_F / 8;  // words per lane and tile
-const uint K_TILE = 16 * (K_BITS_ROW + 2), V_TILE = 16 * (V_BITS_ROW + 2);  // bytes
-const uint K_REGION = PAGE_SIZE * (K_BITS_ROW + 2), V_REGION = PAGE_SIZE * (V_BITS_ROW + 2);
+// Tiles and a page's region of one head, in words (16 rows of whole bytes: a multiple of 4).
+// (Word offsets, not bytes divided by 4: the driver then forms each load's address with one add.)
+const uint K_TILE = 4 * (K_BITS_ROW + 2), V_TILE = 4 * (V_BITS_ROW + 2);
+const uint K_REGION = PAGE_SIZE / 16 * K_TILE, V_REGION = PAGE_SIZE / 16 * V_TILE;
 
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
 layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
@@ -202,8 +204,8 @@ uvec2 table_entry(uint type, uint mb, uint e) {
 // The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn, out uint vn) {
   const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
-  const uint kt = (page * (K_REGION * KV_HEADS) + kvh * K_REGION + (slot / TILE) * K_TILE) / 4u;
-  const uint vt = (page * (V_REGION * KV_HEADS) + kvh * V_REGION + (slot / TILE) * V_TILE) / 4u;
+  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + (slot / TILE) * K_TILE;
+  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + (slot / TILE) * V_TILE;
   [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
   [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
   kn = READS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;  // (norm of token g, of g + 8)
