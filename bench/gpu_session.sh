@@ -115,6 +115,9 @@ for step in "$@"; do
       # (the driver returns no internal representations, and ncu sees no Vulkan dispatches: the
       # SASS comes from the pipeline cache)
       python3 bench/sass_dump.py $I/sass $I/cache 2>&1 | cut -c1-220 | tee $I/sass-index.txt
+      # the tc kernels' tile loops: length and instruction mix per 16-token tile
+      for f in $I/sass/*.sass; do grep -q HMMA "$f" && echo "$f: $(python3 bench/sass_loop.py "$f" | tr '\n' ' ')"; done \
+        | cut -c1-400 | tee $I/loops.txt
       tar czf "$OUT/inspect.tar.gz" -C /tmp inspect ;;
     targets)  # the P1-P8 table of performance.md; everything it measured packed in targets.tar.gz
       TKV_BUILD=$B OUT=$OUT bash bench/run_targets.sh ;;
