@@ -115,7 +115,8 @@ void store_row_registers(uint b, uint kvh, uint gr, uint lane, float x[8]) {
 // transformed in place in shared memory by the whole workgroup (HADAMARD, a barrier per level).
 #define TKV_DEFINE_FINISH_ROWS(NAME, GET, SET, HADAMARD)                                            \
   void NAME(uint b, uint kvh, uint row0, uint tid, uint nthreads) {                                \
-    if (gl_SubgroupSize == 32u && V_DIM % 32u == 0u && V_DIM <= 256u && V_GROUP >= 32u) {            \
+    if (gl_SubgroupSize == 32u && nthreads % 32u == 0u && V_DIM % 32u == 0u && V_DIM <= 256u &&     \
+        V_GROUP >= 32u) {                                                                           \
       const uint lane = gl_SubgroupInvocationID, NR = V_DIM / 32u;                                  \
       for (uint j = gl_SubgroupID; j < ROWS; j += nthreads / 32u) {                                 \
         const uint gr = row0 + j;                                                                   \
