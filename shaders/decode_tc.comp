@@ -253,18 +253,7 @@ void main() {
       qv[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
     }
   }
-  [[unroll]] for (uint h = 1u; h < 32u; h <<= 1)
-    [[unroll]] for (uint i = 0; i < 4u; ++i) {
-      const float o = subgroupShuffleXor(qv[i], h);
-      qv[i] = (lane & h) == 0u ? qv[i] + o : o - qv[i];
-    }
-  [[unroll]] for (uint h = 1u; h < 4u; h <<= 1)  // dims 32 h apart: registers i, i + h
-    [[unroll]] for (uint i = 0; i < 4u; ++i)
-      if ((i & h) == 0u && i + h < QV) {
-        const float a = qv[i], c2 = qv[i + h];
-        qv[i] = a + c2;
-        qv[i + h] = a - c2;
-      }
+  TKV_HADAMARD_REGISTERS(qv, 4u, QV, DIM, lane)
   float amax = 0.0;
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (i < QV) {

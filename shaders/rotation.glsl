@@ -1,5 +1,5 @@
-// The turbo rotation on rows held in shared memory (kv-formats.md): rotate the query once per
-// workgroup, inverse-rotate the output once. Never per cached element.
+// The turbo rotation on rows held in shared memory or in a subgroup's registers (kv-formats.md):
+// rotate the query once per workgroup, inverse-rotate the output once. Never per cached element.
 // Needs, before inclusion: codebooks.glsl. The rows live in shared memory: GET(j, d) reads
 // element d of row j (a float), SET(j, d, v) writes it.
 #ifndef TKV_ROTATION_GLSL
@@ -21,6 +21,27 @@
       }                                                                                \
       barrier();                                                                       \
     }                                                                                  \
+  }
+
+// The same butterflies on a row held by a subgroup of 32 in registers (dim lane + 32 i in x[i],
+// i < REGS of the LEN the array has), over groups of GROUP dims (>= 32): across lanes by
+// shuffles, then across registers in pairs; no shared memory, no barrier. (A macro, so that the
+// array stays the caller's registers.) Needs GL_KHR_shader_subgroup_shuffle.
+#define TKV_HADAMARD_REGISTERS(x, LEN, REGS, GROUP, lane)                              \
+  {                                                                                    \
+    [[unroll]] for (uint h_ = 1u; h_ < 32u; h_ <<= 1)                                  \
+      [[unroll]] for (uint i_ = 0; i_ < (LEN); ++i_)                                   \
+        if (i_ < (REGS)) {                                                             \
+          const float o_ = subgroupShuffleXor(x[i_], h_);                              \
+          x[i_] = ((lane) & h_) == 0u ? x[i_] + o_ : o_ - x[i_];                       \
+        }                                                                              \
+    [[unroll]] for (uint h_ = 1u; h_ < (LEN); h_ <<= 1) /* registers i, i + h */       \
+      [[unroll]] for (uint i_ = 0; i_ < (LEN); ++i_)                                   \
+        if ((i_ & h_) == 0u && i_ + h_ < (REGS) && 32u * h_ < (GROUP)) {               \
+          const float a_ = x[i_], c_ = x[i_ + h_];                                     \
+          x[i_] = a_ + c_;                                                             \
+          x[i_ + h_] = a_ - c_;                                                        \
+        }                                                                              \
   }
 
 float inv_sqrt_group(uint group) { return group == 128 ? 0.08838834764831845 : 0.125; }

@@ -93,26 +93,21 @@ const uint MERGE_BATCH = 16;
     barrier();                                                                                      \
   }
 
-// Stores finished row j, dims lane + 32 i in x[i] (normalised, inverse rotation but the last
-// signs applied): the last signs and scale, to out.
-void store_row_registers(uint b, uint kvh, uint gr, uint lane, float x[8]) {
+// Stores dim d of the group's query row gr, v normalised and inverse-rotated but for the last
+// signs and scale (turbo V), to out.
+void store_out(uint b, uint kvh, uint gr, uint d, float v) {
+  if (V_TYPE >= TYPE_TURBO2) v *= sign1(d % V_GROUP) * inv_sqrt_group(V_GROUP);
   const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;
-  const uint base = pc.out_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM;
-  [[unroll]] for (uint i = 0; i < 8u; ++i) {
-    const uint d = lane + 32u * i;
-    if (i < V_DIM / 32u && d < HEAD_DIM) {
-      const float v = x[i] * (V_TYPE >= TYPE_TURBO2 ? sign1(d % V_GROUP) * inv_sqrt_group(V_GROUP) : 1.0);
-      if (OUT_F16 != 0) out16[base + d] = uint16_t(packHalf2x16(vec2(v, 0.0)) & 0xffffu);
-      else out32[base + d] = v;
-    }
-  }
+  const uint index = pc.out_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d;
+  if (OUT_F16 != 0) out16[index] = uint16_t(packHalf2x16(vec2(v, 0.0)) & 0xffffu);
+  else out32[index] = v;
 }
 
 // Finishes the group's rows GET(j, d) (unscaled; sums merge_l[j]): normalises, undoes the V
 // rotation (turbo V: signs, Hadamard over each group of V_GROUP dims, signs), stores to out.
-// With subgroups of 32 a subgroup takes a row at a time in registers (dim lane + 32 i in x[i]): the
-// Hadamard's butterflies are shuffles and register pairs, with no barrier; otherwise the rows are
-// transformed in place in shared memory by the whole workgroup (HADAMARD, a barrier per level).
+// With whole subgroups of 32 a subgroup takes a row at a time in registers (dim lane + 32 i in
+// x[i], TKV_HADAMARD_REGISTERS: no barrier); otherwise the rows are transformed in place in shared
+// memory by the whole workgroup (HADAMARD, a barrier per level).
 #define TKV_DEFINE_FINISH_ROWS(NAME, GET, SET, HADAMARD)                                            \
   void NAME(uint b, uint kvh, uint row0, uint tid, uint nthreads) {                                \
     if (gl_SubgroupSize == 32u && nthreads % 32u == 0u && V_DIM % 32u == 0u && V_DIM <= 256u &&     \
@@ -127,22 +122,9 @@ void store_row_registers(uint b, uint kvh, uint gr, uint lane, float x[8]) {
           const uint d = lane + 32u * i;                                                            \
           x[i] = i < NR ? GET(j, d) * inv_l * (V_TYPE >= TYPE_TURBO2 ? sign2(d % V_GROUP) : 1.0) : 0.0; \
         }                                                                                           \
-        if (V_TYPE >= TYPE_TURBO2) {                                                                \
-          [[unroll]] for (uint h = 1u; h < 32u; h <<= 1)                                            \
-            [[unroll]] for (uint i = 0; i < 8u; ++i)                                                \
-              if (i < NR) {                                                                         \
-                const float o = subgroupShuffleXor(x[i], h);                                        \
-                x[i] = (lane & h) == 0u ? x[i] + o : o - x[i];                                      \
-              }                                                                                     \
-          [[unroll]] for (uint h = 1u; h < 8u; h <<= 1) /* dims 32 h apart: registers i, i + h */   \
-            [[unroll]] for (uint i = 0; i < 8u; ++i)                                                \
-              if ((i & h) == 0u && i + h < NR && 32u * h < V_GROUP) {                               \
-                const float a = x[i], c = x[i + h];                                                 \
-                x[i] = a + c;                                                                       \
-                x[i + h] = a - c;                                                                   \
-              }                                                                                     \
-        }                                                                                           \
-        store_row_registers(b, kvh, gr, lane, x);                                                   \
+        if (V_TYPE >= TYPE_TURBO2) TKV_HADAMARD_REGISTERS(x, 8u, NR, V_GROUP, lane)                 \
+        [[unroll]] for (uint i = 0; i < 8u; ++i)                                                    \
+          if (i < NR && lane + 32u * i < HEAD_DIM) store_out(b, kvh, gr, lane + 32u * i, x[i]);     \
       }                                                                                             \
       return;                                                                                       \
     }                                                                                               \
@@ -156,13 +138,7 @@ void store_row_registers(uint b, uint kvh, uint gr, uint lane, float x[8]) {
     }                                                                                               \
     for (uint e = tid; e < ROWS * HEAD_DIM; e += nthreads) {                                        \
       const uint j = e / HEAD_DIM, d = e % HEAD_DIM, gr = row0 + j;                                 \
-      if (gr >= RM) continue;                                                                       \
-      float v = GET(j, d) / merge_l[j];                                                             \
-      if (V_TYPE >= TYPE_TURBO2) v *= sign1(d % V_GROUP) * inv_sqrt_group(V_GROUP);                 \
-      const uint m = gr / GQA, qh = kvh * GQA + gr % GQA;                                           \
-      const uint index = pc.out_offset + ((b * M + m) * Q_HEADS + qh) * HEAD_DIM + d;               \
-      if (OUT_F16 != 0) out16[index] = uint16_t(packHalf2x16(vec2(v, 0.0)) & 0xffffu);              \
-      else out32[index] = v;                                                                        \
+      if (gr < RM) store_out(b, kvh, gr, d, GET(j, d) / merge_l[j]);                                \
     }                                                                                               \
   }
 
