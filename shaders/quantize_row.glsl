@@ -1,0 +1,204 @@
+// Quantizing one K or V row and storing it in its page (kvcache/layout.hpp), by a whole
+// workgroup: the append (quantize.comp, a workgroup per row) and the decode kernels' fused append
+// (append_tail.glsl) run this one code. Every step follows the CPU reference (kvcache/codec.cpp)
+// in the same order and rounding, so the bytes match it (tolerance: compare_row in
+// tests/cache_test_util.hpp). Turbo: norm, rotation, nearest centroid, norm correction, then the
+// bits go into the token's tile; q8_0 and f16 rows too.
+//
+// Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl; the row in qr_x (declared
+// here: the caller fills elements [0, stored_dim), zeros past head_dim, then a barrier); and the
+// includer's pool writes of one side: qr_pool_and / qr_pool_or (word index, bits; atomics: tile
+// words are shared by tokens), qr_pool_store (word index, value), qr_pool_store16 (16-bit index,
+// value).
+#ifndef TKV_QUANTIZE_ROW_GLSL
+#define TKV_QUANTIZE_ROW_GLSL
+
+// One side's row layout: the quantize shader's specialization constants, or the decode kernel's.
+struct RowShape {
+  uint type;
+  uint stored_dim;   // elements per row as stored (<= 256)
+  uint groups;       // scale groups per row (<= 8)
+  uint group_elems;
+  uint bits_row;     // bytes of a row's bits
+  uint page_size;
+  uint kv_heads;
+  bool is_v;         // turbo tiles: V's pairs are two tokens' elements
+};
+
+shared float qr_x[256];
+shared uint qr_code[256];      // per element: turbo index, q8_0 byte, f16 bits
+shared float qr_gnorm[8];      // turbo group norms / q8_0 inverse scales
+shared uint qr_scale[8];       // f16 bits stored per group
+shared uint qr_set[8 * 16], qr_mask[8 * 16];  // turbo: per touched (lane, word), bits and mask
+
+uint qr_index_bits(uint type) { return type == TYPE_TURBO2 ? 2u : type == TYPE_TURBO3 ? 3u : 4u; }
+
+uint qr_nearest(uint type, float y) {
+  uint n = 0;
+  if (type == TYPE_TURBO2) { for (uint k = 0; k < 3; ++k) n += y >= M2[k] ? 1u : 0u; }
+  else if (type == TYPE_TURBO3) { for (uint k = 0; k < 7; ++k) n += y >= M3[k] ? 1u : 0u; }
+  else { for (uint k = 0; k < 15; ++k) n += y >= M4[k] ? 1u : 0u; }
+  return n;
+}
+
+float qr_codebook(uint type, uint i) {
+  if (type == TYPE_TURBO2) return C2[i];
+  if (type == TYPE_TURBO3) return C3[i];
+  return C4[i];
+}
+
+void qr_turbo(RowShape s, uint tid, uint nthreads) {
+  const uint G = s.group_elems;
+  // 1. Group norms: squares summed in element order, unfused, as the reference does.
+  if (tid < s.groups) {
+    precise float sum = 0.0;
+    for (uint j = 0; j < G; ++j) {
+      precise float sq = qr_x[tid * G + j] * qr_x[tid * G + j];
+      sum += sq;
+    }
+    qr_gnorm[tid] = sqrt(sum);
+  }
+  barrier();
+  // 2. Normalise and apply s1, then the Walsh-Hadamard butterfly, then / sqrt(G) and s2.
+  for (uint e = tid; e < s.stored_dim; e += nthreads) {
+    const float g = qr_gnorm[e / G];
+    const float xh = g > 1e-10 ? div_rn(qr_x[e], g) : 0.0;
+    qr_x[e] = sign1(e % G) * xh;
+  }
+  barrier();
+  for (uint h = 1; h < G; h <<= 1) {
+    for (uint p = tid; p < s.stored_dim / 2; p += nthreads) {
+      const uint base = (p / (G / 2)) * G;
+      const uint q = p % (G / 2);
+      const uint i = base + (q / h) * 2 * h + (q % h);
+      const float a = qr_x[i], b = qr_x[i + h];
+      qr_x[i] = a + b;
+      qr_x[i + h] = a - b;
+    }
+    barrier();
+  }
+  const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
+  for (uint e = tid; e < s.stored_dim; e += nthreads)
+    qr_code[e] = qr_nearest(s.type, sign2(e % G) * div_rn(qr_x[e], sqrt_g));
+  barrier();
+  // 3. Norm correction from the chosen centroids.
+  if (tid < s.groups) {
+    precise float sum = 0.0;
+    for (uint j = 0; j < G; ++j) {
+      const float c = qr_codebook(s.type, qr_code[tid * G + j]);
+      precise float sq = c * c;
+      sum += sq;
+    }
+    const float r = sqrt(sum);
+    const float g = qr_gnorm[tid];
+    qr_scale[tid] = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
+  }
+}
+
+void qr_q8_0(RowShape s, uint tid, uint nthreads) {
+  // d = amax / 127 in f32; q = roundf(x * (1/d)) with the f32 d; the stored d is f16(d).
+  if (tid < s.groups) {
+    float amax = 0.0;
+    for (uint j = 0; j < 32; ++j) amax = max(amax, abs(qr_x[tid * 32 + j]));
+    const float d = div_rn(amax, 127.0);
+    qr_scale[tid] = half_bits_rte(d);
+    qr_gnorm[tid] = d != 0.0 ? div_rn(1.0, d) : 0.0;
+  }
+  barrier();
+  for (uint e = tid; e < s.stored_dim; e += nthreads) {
+    precise float v = qr_x[e] * qr_gnorm[e / 32];
+    qr_code[e] = uint(int(round_away(v))) & 0xffu;
+  }
+}
+
+// The row in qr_x quantized into qr_code and qr_scale (ends with a barrier).
+void qr_quantize(RowShape s, uint tid, uint nthreads) {
+  if (s.type == TYPE_F16) {
+    for (uint e = tid; e < s.stored_dim; e += nthreads) qr_code[e] = half_bits_rte(qr_x[e]);
+  } else if (s.type == TYPE_Q8_0) {
+    qr_q8_0(s, tid, nthreads);
+  } else {
+    qr_turbo(s, tid, nthreads);
+  }
+  barrier();
+}
+
+// The 32-bit word `w` of an f16 or q8_0 row's bits, assembled from the per-element codes.
+uint qr_pack_word(uint type, uint w) {
+  uint word = 0;
+  if (type == TYPE_F16) {
+    word = qr_code[2 * w] | (qr_code[2 * w + 1] << 16);
+  } else {
+    for (uint k = 0; k < 4; ++k) word |= qr_code[4 * w + k] << (8 * k);
+  }
+  return word;
+}
+
+// Sets `n` bits of lane li's word sequence (in shared memory) from bit `bit` on.
+void qr_put_bits(uint li, uint bit, uint n, uint value) {
+  const uint w = bit / 32u, b = bit % 32u, m = (1u << n) - 1u;
+  atomicOr(qr_set[li * 16u + w], (value & m) << b);
+  atomicOr(qr_mask[li * 16u + w], m << b);
+  if (b + n > 32u) {  // a field that straddles two words
+    atomicOr(qr_set[li * 16u + w + 1u], (value & m) >> (32u - b));
+    atomicOr(qr_mask[li * 16u + w + 1u], m >> (32u - b));
+  }
+}
+
+// Byte offset of a head's region in its page, and of a turbo tile (16 tokens) in it.
+uint qr_region(RowShape s, uint page, uint head) {
+  const uint region_bytes = s.page_size * (s.bits_row + 2u * s.groups);
+  return page * region_bytes * s.kv_heads + head * region_bytes;
+}
+uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) * 16u * (s.bits_row + 2u * s.groups); }
+
+// The token's bits and norms into its tile. Its words are shared with the tile's other tokens
+// (possibly being appended by other workgroups of this dispatch): clear and set only its bits.
+void qr_store_tile(RowShape s, uint tid, uint nthreads, uint region, uint slot) {
+  const uint bits = qr_index_bits(s.type), mag_bits = bits - 1u, field_bits = 2u * bits;
+  const uint lane_words = s.stored_dim / 16u * bits / 4u, lanes = s.is_v ? 8u : 4u;
+  const uint t = slot % 16u;
+  const uint tile = qr_tile(s, region, slot);
+  for (uint i = tid; i < 8u * 16u; i += nthreads) {
+    qr_set[i] = 0u;
+    qr_mask[i] = 0u;
+  }
+  barrier();
+  for (uint e = tid; e < s.stored_dim; e += nthreads) {
+    const uvec3 ts = tile_slot(!s.is_v, t, e);
+    const uvec2 ms = mag_sign(qr_code[e], bits);
+    const uint li = s.is_v ? ts.x / 4u : ts.x % 4u;
+    qr_put_bits(li, field_bits * ts.y + mag_bits * ts.z, mag_bits, ms.x);
+    qr_put_bits(li, field_bits * ts.y + 2u * mag_bits + ts.z, 1u, ms.y);
+  }
+  barrier();
+  for (uint i = tid; i < lanes * lane_words; i += nthreads) {
+    const uint li = i / lane_words, w = i % lane_words;
+    const uint lane = s.is_v ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
+    const uint at = tile / 4u + 32u * w + lane;
+    const uint mask = qr_mask[li * 16u + w];
+    if (mask != 0u) {
+      qr_pool_and(s.is_v, at, ~mask);
+      qr_pool_or(s.is_v, at, qr_set[li * 16u + w]);
+    }
+  }
+  if (tid < s.groups)
+    qr_pool_store16(s.is_v, (tile + 16u * s.bits_row + 32u * tid + 4u * (t % 8u) + 2u * (t / 8u)) / 2u, qr_scale[tid]);
+}
+
+// Stores the quantized row (qr_code, qr_scale) as token `slot` of `page`, head `head`.
+void qr_store(RowShape s, uint tid, uint nthreads, uint page, uint head, uint slot) {
+  const uint region = qr_region(s, page, head);
+  if (s.type >= TYPE_TURBO2) {
+    qr_store_tile(s, tid, nthreads, region, slot);
+    return;
+  }
+  const uint bits_word = (region + slot * s.bits_row) / 4u;
+  for (uint w = tid; w < s.bits_row / 4u; w += nthreads) qr_pool_store(s.is_v, bits_word + w, qr_pack_word(s.type, w));
+  if (tid < s.groups) {
+    const uint scale_half = (region + s.page_size * s.bits_row + slot * 2u * s.groups) / 2u;
+    qr_pool_store16(s.is_v, scale_half + tid, qr_scale[tid]);
+  }
+}
+
+#endif
