@@ -29,7 +29,15 @@ struct DecodePush {
   uint32_t zero;  // always 0 (keeps profile mode 4's loads alive)
   uint32_t seq_len;    // batch 1: the sequence's length and page table offset, so that no buffer
   uint32_t seq_table;  // update (and no barrier after it) precedes the dispatch; 0: seq_info_
+  uint32_t k_new;      // fused append: elements to the new K rows, and to the new V rows
+  uint32_t v_new;
 };
+
+// Shared memory the fused append's tail adds to a decode kernel (mirrors quantize_row.glsl and
+// append_tail.glsl: the row, codes, norms, tile masks; the staged tokens, scores, m and l).
+uint32_t tail_shared_bytes(uint32_t tail_dim, uint32_t rows) {
+  return 4 * (256 + 256 + 8 + 8 + 2 * 128) + 4 * 8 * (tail_dim + 1) + 4 * rows * 24 + 4 * rows * 2;
+}
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
@@ -182,6 +190,79 @@ bool Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
 
 void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
                      DeviceTensor out, const DecodeOptions& options) {
+  record_dispatch(r, layer, seqs, m, q, out, options, nullptr, nullptr);
+}
+
+void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
+                                   DeviceTensor k, DeviceTensor v, DeviceTensor q, DeviceTensor out,
+                                   const DecodeOptions& options) {
+  // Entry checks before the lengths change (record_dispatch checks the rest again).
+  if (&r.context() != &cache_.context())
+    fail(ErrorCode::invalid_argument, "append_decode: the recorder belongs to another Vulkan context (" +
+                                          r.context().caps().name + ") than the cache's (" +
+                                          cache_.context().caps().name + ")");
+  check_options(options, "append_decode");
+  check_format(k.format, "append_decode", "K");
+  check_format(v.format, "append_decode", "V");
+  check_format(q.format, "append_decode", "q");
+  check_format(out.format, "append_decode", "out");
+  if (seqs.empty()) fail(ErrorCode::invalid_argument, "append_decode: no sequences given");
+  if (m == 0 || m > 8) fail(ErrorCode::invalid_argument, "append_decode: m = " + std::to_string(m) + " is not in 1..8");
+  const auto& c = cache_.config();
+  if (layer >= c.layers)
+    fail(ErrorCode::invalid_argument, "append_decode: layer " + std::to_string(layer) +
+                                          " is out of range (the cache has " + std::to_string(c.layers) + ")");
+  std::vector<SequenceId> sorted(seqs.begin(), seqs.end());
+  std::sort(sorted.begin(), sorted.end());
+  if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end())
+    fail(ErrorCode::invalid_argument, "append_decode: sequence " + std::to_string(*std::adjacent_find(sorted.begin(), sorted.end())) +
+                                          " is listed twice (its new tokens would be appended twice)");
+  for (SequenceId seq : seqs) cache_.length(seq, layer);  // throws not_found for unknown sequences
+  const uint64_t rows = uint64_t(seqs.size()) * m * c.kv_heads * c.head_dim;
+  for (const auto& [t, name] : {std::pair{&k, "K"}, std::pair{&v, "V"}}) {
+    if (!t->buffer) fail(ErrorCode::invalid_argument, std::string("append_decode: ") + name + " buffer is null");
+    if (t->bytes < rows * element_bytes(t->format))
+      fail(ErrorCode::invalid_argument, std::string("append_decode: ") + name + " rows hold " + std::to_string(t->bytes) +
+                                            " bytes, the call needs " + std::to_string(rows * element_bytes(t->format)) +
+                                            " (batch " + std::to_string(seqs.size()) + " x m " + std::to_string(m) +
+                                            " x " + std::to_string(c.kv_heads) + " KV heads x " +
+                                            std::to_string(c.head_dim) + ")");
+    if (t->offset % element_bytes(t->format))
+      fail(ErrorCode::invalid_argument, std::string("append_decode: ") + name + " offset must be a multiple of the element size");
+  }
+  size_t extended = 0;
+  bool done = false;
+  try {
+    for (; extended < seqs.size(); ++extended) cache_.record_extend(r, seqs[extended], layer, m);
+    done = record_dispatch(r, layer, seqs, m, q, out, options, &k, &v);
+  } catch (...) {
+    for (size_t i = 0; i < extended; ++i) cache_.retract_extend(seqs[i], layer, m);
+    throw;
+  }
+  if (done) return;
+  // The plan's kernel with the tail does not fit the device's shared memory (e.g. the qlut
+  // variant's tables on a 32 KiB device): the same work as an append per sequence, then a decode.
+  for (size_t i = 0; i < seqs.size(); ++i) cache_.retract_extend(seqs[i], layer, m);
+  const uint64_t per_seq = uint64_t(m) * c.kv_heads * c.head_dim;
+  auto rows_of = [&](const DeviceTensor& t, size_t b) {
+    return DeviceRows{t.buffer, t.offset + b * per_seq * element_bytes(t.format),
+                      t.format == TensorFormat::f16 ? RowFormat::f16 : RowFormat::f32};
+  };
+  size_t appended = 0;
+  try {
+    for (; appended < seqs.size(); ++appended)
+      cache_.record_append(r, seqs[appended], layer, m, rows_of(k, appended), rows_of(v, appended));
+    record(r, layer, seqs, m, q, out, options);
+  } catch (...) {
+    for (size_t i = 0; i < appended; ++i) cache_.retract_extend(seqs[i], layer, m);
+    throw;
+  }
+}
+
+bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
+                              DeviceTensor q, DeviceTensor out, const DecodeOptions& options,
+                              const DeviceTensor* new_k, const DeviceTensor* new_v) {
+  const bool fused = new_k != nullptr;
   // Entry checks.
   if (&r.context() != &cache_.context())
     fail(ErrorCode::invalid_argument, "decode: the recorder belongs to another Vulkan context (" +
@@ -222,10 +303,13 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   ensure(seq_info_, info.size() * 4, vk::MemoryKind::device);
   const uint32_t v_dim = cache_.layout(Side::v).row.stored_dim;
   const uint32_t rm = s.m * (q_heads_ / c.kv_heads);
-  if (!p.direct()) {
+  // The fused append's tail is one more split slot (shaders/append_tail.glsl), always merged.
+  const bool direct = p.direct() && !fused;
+  const uint32_t slots = p.splits + (fused ? 1 : 0);
+  if (!direct) {
     // Partials per (query row, split): m, l, 2 unused, o (shaders/split_merge.glsl); one arrival
     // counter per (sequence, KV head, row chunk), zero between calls.
-    ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * p.splits * (v_dim + 4) * 4, vk::MemoryKind::device);
+    ensure(partials_, uint64_t(s.batch) * c.kv_heads * rm * slots * (v_dim + 4) * 4, vk::MemoryKind::device);
     // A new counter buffer is zeroed now, in a submission of its own: a fill recorded into the
     // caller's command buffer would be lost if that buffer were never submitted.
     if (ensure(arrivals_, uint64_t(s.batch) * c.kv_heads * p.row_chunks * 4, vk::MemoryKind::device))
@@ -245,7 +329,7 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   // The specialization constants of the plan's shader, in id order: shaders/decode_tc.comp for the
   // tensor-core variant, shaders/decode.comp otherwise (built once per call, the chosen one only).
   const bool tc = p.variant == Variant::tc;
-  const std::vector<uint32_t> constants =
+  std::vector<uint32_t> constants =
       tc ? std::vector<uint32_t>{uint32_t(c.k_type), uint32_t(c.v_type), c.head_dim, kl.stored_dim,
                                  kl.bits_row_bytes,  vl.bits_row_bytes,  c.page_size, c.kv_heads,
                                  q_heads_ / c.kv_heads, m, p.rows, uint32_t(q.format), uint32_t(p.mode),
@@ -256,8 +340,19 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
                vl.groups,             vl.group_elems,       vl.bits_row_bytes,  c.page_size,
                c.kv_heads,            q_heads_ / c.kv_heads, m,                 p.rows,
                p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
-               p.direct() ? 1u : 0u,  uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
+               direct ? 1u : 0u,      uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
                uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
+  if (fused) {
+    constants.push_back(uint32_t(new_k->format));
+    constants.push_back(uint32_t(new_v->format));
+    const uint32_t budget = std::min<uint32_t>(caps.max_shared_memory ? caps.max_shared_memory : 16384, 49152);
+    const uint32_t bytes = p.shared_bytes + tail_shared_bytes(std::max(kl.stored_dim, vl.stored_dim), p.rows);
+    if (bytes > budget) {
+      spdlog::debug("turbokv append_decode: the fused kernel needs {} B of shared memory, the device offers {}: "
+                    "append, then decode", bytes, budget);
+      return false;
+    }
+  }
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
   // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598
@@ -265,28 +360,38 @@ void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId
   // slower (turbo4 128K 128 -> 265 us). Both run without the driver's bounds checks where the
   // device allows it: every address they form comes from the page tables, lengths and shapes
   // checked above.
+  const std::string shader = std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "");
   const auto& decode = pipelines.get(
-      {tc ? "decode_tc" : "decode", constants, 8, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false});
+      {shader, constants, fused ? 10u : 8u, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer
   // update, and a barrier before the dispatch reads it.
   const bool inline_seq = s.batch == 1;
   DecodePush push{scale,    options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0,
-                  inline_seq ? info[0] : 0u, inline_seq ? info[1] : 0u};
+                  inline_seq ? info[0] : 0u, inline_seq ? info[1] : 0u, 0u, 0u};
+  std::vector<vk::BufferRange> bindings;
+  if (fused) {
+    const auto [k_bind, k_elem] = split_offset(new_k->offset, element_bytes(new_k->format));
+    const auto [v_bind, v_elem] = split_offset(new_v->offset, element_bytes(new_v->format));
+    push.k_new = k_elem;
+    push.v_new = v_elem;
+    bindings = {vk::BufferRange(new_k->buffer, k_bind), vk::BufferRange(new_v->buffer, v_bind)};
+  }
 
   if (!inline_seq) {
     r.update(seq_info_, 0, std::as_bytes(std::span(info)));
     r.barrier();
   }
-  const vk::Buffer& partials = p.direct() ? seq_info_ : partials_;  // unused bindings when direct
-  const vk::Buffer& arrivals = p.direct() ? seq_info_ : arrivals_;
-  r.bind(decode,
-         {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
-          vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials, arrivals},
-         push);
-  r.dispatch(p.splits, c.kv_heads * p.row_chunks, s.batch);
+  const vk::Buffer& partials = direct ? seq_info_ : partials_;  // unused bindings when direct
+  const vk::Buffer& arrivals = direct ? seq_info_ : arrivals_;
+  bindings.insert(bindings.begin(),
+                  {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
+                   vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials, arrivals});
+  r.bind(decode, std::span<const vk::BufferRange>(bindings), push);
+  r.dispatch(slots, c.kv_heads * p.row_chunks, s.batch);
   r.barrier();
+  return true;
 }
 
 void Decoder::decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,

@@ -96,8 +96,23 @@ class Decoder {
   // recorded between them), and that command buffer must complete before the next record.
   void record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
               DeviceTensor out, const DecodeOptions& options = {});
+  // Appends each sequence's m new tokens to `layer` and decodes their m queries, in one dispatch
+  // (shaders/append_tail.glsl): the outputs and the cache's contents are those of
+  // KvCache::record_append of the rows to every sequence followed by record(), without the
+  // append's two dispatches and barriers. k and v: [batch][m][kv_heads][head_dim] each, f32 or
+  // f16, in device buffers; their values are not checked (as record_append). The lengths advance
+  // when the call records (see KvCache::record_append). The sequences must be distinct. Throws as
+  // record() does, and Error(capacity) when the pages run out; nothing changes then.
+  void record_append_decode(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
+                            DeviceTensor k, DeviceTensor v, DeviceTensor q, DeviceTensor out,
+                            const DecodeOptions& options = {});
 
  private:
+  // record() and record_append_decode(): new_k / new_v null for a plain decode. False (nothing
+  // recorded) when the fused kernel would not fit the device's shared memory.
+  bool record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
+                       DeviceTensor out, const DecodeOptions& options, const DeviceTensor* new_k,
+                       const DeviceTensor* new_v);
   DecodeShape shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const;
   DecodePlan make_plan(const DecodeShape& shape, const DecodeOptions& options) const;
   // Makes `buffer` hold at least `bytes` (a larger one is kept); true when it made a new one.

@@ -402,6 +402,21 @@ void KvCache::record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
   s.lengths[layer] += n_tokens;
 }
 
+void KvCache::record_extend(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens) {
+  check_layer(layer);
+  Sequence& s = get(seq);
+  if (uint64_t(s.lengths[layer]) + n_tokens > 0xffffffffull) fail(ErrorCode::capacity, "append: sequence length would overflow");
+  const uint32_t first_new = reserve(s, uint64_t(s.lengths[layer]) + n_tokens);
+  record_page_table_update(r, seq, first_new);
+  s.lengths[layer] += n_tokens;
+}
+
+void KvCache::retract_extend(SequenceId seq, uint32_t layer, uint32_t n_tokens) {
+  Sequence& s = get(seq);
+  s.lengths[layer] -= std::min(s.lengths[layer], n_tokens);
+  release_pages_beyond(s, *std::max_element(s.lengths.begin(), s.lengths.end()));
+}
+
 // ---------------------------------------------------------------------------------------------
 // Export / import of reference bytes
 

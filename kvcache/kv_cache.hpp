@@ -90,6 +90,13 @@ class KvCache {
   void record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens, DeviceRows k,
                      DeviceRows v);
 
+  // Makes room for n_tokens more positions of seq on `layer` (pages; the page-table update is
+  // recorded) and advances that layer's length, for a dispatch recorded next that writes the new
+  // rows itself (the decoder's fused append, Decoder::record_append_decode). Throws capacity with
+  // nothing changed. retract_extend undoes it when the call fails before recording that dispatch.
+  void record_extend(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens);
+  void retract_extend(SequenceId seq, uint32_t layer, uint32_t n_tokens);
+
   // Reference block bytes (kv-formats.md) of positions [begin, end) of one head: (end - begin)
   // rows of row_bytes(type, head_dim) each.
   std::vector<uint8_t> export_rows(SequenceId seq, uint32_t layer, Side side, uint32_t head, uint32_t begin,

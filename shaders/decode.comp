@@ -57,6 +57,8 @@ layout(constant_id = 22) const uint OUT_F16 = 0;
 layout(constant_id = 23) const uint VARIANT = 0;
 layout(constant_id = 24) const uint MODE = 0;
 layout(constant_id = 25) const uint MIN_SUBGROUP = 32;
+layout(constant_id = 26) const uint K_NEW_F16 = 0;  // fused append: the new rows' formats
+layout(constant_id = 27) const uint V_NEW_F16 = 0;
 
 layout(local_size_x_id = 16) in;
 
@@ -145,6 +147,8 @@ layout(push_constant) uniform Push {
   uint zero;        // always 0: keeps profile mode 4's loads alive
   uint seq_len;     // batch 1: the sequence's length (0: read seqs[] instead)
   uint seq_table;   // batch 1: its page table offset
+  uint k_new;       // fused append: elements to the new K rows (append_tail.glsl)
+  uint v_new;       // and to the new V rows
 } pc;
 
 shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
@@ -348,6 +352,18 @@ TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 #include "split_merge.glsl"
 TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
+#ifdef TKV_FUSED_APPEND
+#include "numeric.glsl"
+const uint TAIL_DIM = QDIM;
+#include "append_tail.glsl"
+RowShape tail_shape(bool is_v) {
+  return is_v ? RowShape(V_TYPE, V_DIM, V_GROUPS, V_GROUP, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
+              : RowShape(K_TYPE, K_DIM, K_GROUPS, K_GROUP, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
+}
+const uint TAIL_SLOT = 1;  // the tail's split slot
+#else
+const uint TAIL_SLOT = 0;
+#endif
 
 // The per-token parts of a step, written as macros of a literal token index and expanded for
 // 0..7 (guarded by UNROLL): the driver left loops over the tokens rolled once their bodies grew,
@@ -444,9 +460,18 @@ void main() {
   const uint b = gl_WorkGroupID.z;
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
+#ifdef TKV_FUSED_APPEND
+  if (split == pc.splits) {  // the tail of the fused append
+    if (row_chunk == 0u) append_tail(b, kvh, len, table, tid, WG);
+    return;
+  }
+  const uint covered = (len - M) - (len - M) % 16u;  // the splits' tokens: [0, covered)
+#else
+  const uint covered = len;
+#endif
   const uint start = split * pc.chunk;
-  if (start >= len) return;  // uniform: the whole workgroup leaves
-  const uint end = min(len, start + pc.chunk);
+  if (start >= covered) return;  // uniform: the whole workgroup leaves
+  const uint end = min(covered, start + pc.chunk);
 
   const uint kdim0 = k_dim_base(lane), vdim0 = v_dim_base(lane);  // the lane's first dims
 
@@ -659,7 +684,7 @@ void main() {
       part[partial_index(b, kvh, gr, split, k)] =
           k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
-    const uint n = splits_with_tokens(len, pc.chunk);
+    const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT;
     if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
     merge_splits(b, kvh, row0, n, tid, WG);
   } else {

@@ -61,6 +61,8 @@ layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup
 layout(constant_id = 11) const uint Q_F16 = 0;
 layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
 layout(constant_id = 13) const uint OUT_F16 = 0;
+layout(constant_id = 14) const uint K_NEW_F16 = 0;  // fused append: the new rows' formats
+layout(constant_id = 15) const uint V_NEW_F16 = 0;
 
 layout(local_size_x = 128) in;
 
@@ -102,6 +104,8 @@ layout(push_constant) uniform Push {
   uint zero;
   uint seq_len;
   uint seq_table;
+  uint k_new;       // fused append: elements to the new K rows (append_tail.glsl)
+  uint v_new;       // and to the new V rows
 } pc;
 
 // Lo halves must not be f16 subnormals (which may flush to zero): the centroids are scaled by CS
@@ -220,6 +224,18 @@ TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 #include "split_merge.glsl"
 TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
+#ifdef TKV_FUSED_APPEND
+#include "numeric.glsl"
+const uint TAIL_DIM = DIM, K_DIM = DIM;
+#include "append_tail.glsl"
+RowShape tail_shape(bool is_v) {
+  return is_v ? RowShape(V_TYPE, DIM, 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
+              : RowShape(K_TYPE, DIM, 1u, DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
+}
+const uint TAIL_SLOT = 1;  // the tail's split slot
+#else
+const uint TAIL_SLOT = 0;
+#endif
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -230,9 +246,18 @@ void main() {
   const uint b = gl_WorkGroupID.z;
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
+#ifdef TKV_FUSED_APPEND
+  if (split == pc.splits) {  // the tail of the fused append
+    if (row_chunk == 0u) append_tail(b, kvh, len, table, tid, WG);
+    return;
+  }
+  const uint covered = (len - M) - (len - M) % 16u;  // the splits' tokens: [0, covered)
+#else
+  const uint covered = len;
+#endif
   const uint start = split * pc.chunk;
-  if (start >= len) return;
-  const uint end = min(len, start + pc.chunk);
+  if (start >= covered) return;
+  const uint end = min(covered, start + pc.chunk);
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
@@ -421,7 +446,7 @@ void main() {
     }
     part[partial_index(b, kvh, gr, split, k)] = k == 0u ? mx : v;
   }
-  const uint n = splits_with_tokens(len, pc.chunk), row0 = row_chunk * ROWS;
+  const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
   if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
   merge_splits(b, kvh, row0, n, tid, WG);
   finish_rows(b, kvh, row0, tid, WG);

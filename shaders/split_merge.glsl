@@ -6,7 +6,7 @@
 // this tail costs most of that back, a chain of round trips to L2: the fence before the count, the
 // count, the partials' loads. Net: 0.8-2 us faster per call at 64 tokens to 128K.)
 //
-// Partials: row gr of group (b, kvh), split s at ((((b KV_HEADS + kvh) RM + gr) splits + s) PSTRIDE:
+// Partials: row gr of group (b, kvh), split s at ((((b KV_HEADS + kvh) RM + gr) slots + s) PSTRIDE:
 // m, l, two unused floats, then o[V_DIM] (16-byte aligned, read as vec4s).
 // Arrivals: one counter per group, zero between calls: the last arrival sets it back to 0 (the
 // host zeroes the buffer when it makes it).
@@ -24,10 +24,18 @@ layout(std430, binding = 7) coherent buffer Arrivals { uint arrivals[]; };
 
 const uint PSTRIDE = V_DIM + 4;
 
+// Split slots per query row: the grid's splits, and with the fused append (append_tail.glsl)
+// one more for the tail.
+#ifdef TKV_FUSED_APPEND
+uint split_slots() { return pc.splits + 1u; }
+#else
+uint split_slots() { return pc.splits; }
+#endif
+
 // Where split `split` of group (b, kvh) keeps query row gr's partial k: 0 its m, 1 its l, 2 + d
 // its o[d] (after two unused floats, so that o is 16-byte aligned).
 uint partial_index(uint b, uint kvh, uint gr, uint split, uint k) {
-  return (((b * KV_HEADS + kvh) * RM + gr) * pc.splits + split) * PSTRIDE + (k < 2u ? k : k + 2u);
+  return (((b * KV_HEADS + kvh) * RM + gr) * split_slots() + split) * PSTRIDE + (k < 2u ? k : k + 2u);
 }
 
 // Splits of a sequence of `len` tokens that hold tokens (the others leave at once).

@@ -40,6 +40,11 @@ void Recorder::end() { TKV_VK(vkEndCommandBuffer(cmd_)); }
 
 void Recorder::bind(const Pipeline& pipeline, std::initializer_list<BufferRange> buffers,
                     std::span<const std::byte> push_constants) {
+  bind(pipeline, std::span<const BufferRange>(buffers.begin(), buffers.size()), push_constants);
+}
+
+void Recorder::bind(const Pipeline& pipeline, std::span<const BufferRange> buffers,
+                    std::span<const std::byte> push_constants) {
   if (buffers.size() != pipeline.buffers)
     fail(ErrorCode::invalid_argument, "pipeline expects " + std::to_string(pipeline.buffers) + " buffers, got " +
                                           std::to_string(buffers.size()));

@@ -53,8 +53,14 @@ class Recorder {
   // Binds `pipeline`, pushes its storage buffers (in binding order) and push constants.
   void bind(const Pipeline& pipeline, std::initializer_list<BufferRange> buffers,
             std::span<const std::byte> push_constants = {});
+  void bind(const Pipeline& pipeline, std::span<const BufferRange> buffers,
+            std::span<const std::byte> push_constants = {});
   template <class T>
   void bind(const Pipeline& pipeline, std::initializer_list<BufferRange> buffers, const T& push) {
+    bind(pipeline, buffers, std::as_bytes(std::span<const T>(&push, 1)));
+  }
+  template <class T>
+  void bind(const Pipeline& pipeline, std::span<const BufferRange> buffers, const T& push) {
     bind(pipeline, buffers, std::as_bytes(std::span<const T>(&push, 1)));
   }
   void dispatch(uint32_t x, uint32_t y = 1, uint32_t z = 1);

@@ -1,8 +1,9 @@
 # Compiles GLSL compute shaders to SPIR-V with glslc at build time and embeds the words in a
 # static library, so the installed binary needs no shader files. A shader error fails the build
-# with glslc's message. Each shader becomes a registry entry named after its file stem.
+# with glslc's message. Each shader becomes a registry entry named after its file stem; DERIVED
+# adds entries compiled from a source with a macro defined, as "name=source-stem:MACRO" strings.
 function(tkv_embed_shaders target)
-  cmake_parse_arguments(ARG "" "" "SOURCES;INCLUDE_DIRS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;INCLUDE_DIRS;DERIVED" ${ARGN})
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/spv)
   file(MAKE_DIRECTORY ${gen_dir})
   set(include_flags)
@@ -12,13 +13,29 @@ function(tkv_embed_shaders target)
   set(generated)
   set(entries "")
   set(decls "")
+  set(jobs)
   foreach(src ${ARG_SOURCES})
     get_filename_component(stem ${src} NAME_WE)
     get_filename_component(abs ${src} ABSOLUTE)
+    list(APPEND jobs "${stem}|${abs}|")
+    set(source_of_${stem} ${abs})
+  endforeach()
+  foreach(d ${ARG_DERIVED})
+    string(REGEX MATCH "^([A-Za-z0-9_]+)=([A-Za-z0-9_]+):([A-Za-z0-9_]+)$" ok "${d}")
+    if(NOT ok)
+      message(FATAL_ERROR "tkv_embed_shaders: DERIVED entry '${d}' is not name=source-stem:MACRO")
+    endif()
+    list(APPEND jobs "${CMAKE_MATCH_1}|${source_of_${CMAKE_MATCH_2}}|-D${CMAKE_MATCH_3}")
+  endforeach()
+  foreach(job ${jobs})
+    string(REPLACE "|" ";" parts "${job}")
+    list(GET parts 0 stem)
+    list(GET parts 1 abs)
+    list(GET parts 2 define)
     set(inc ${gen_dir}/${stem}.spv.inc)
     add_custom_command(
       OUTPUT ${inc}
-      COMMAND ${GLSLC} --target-env=vulkan1.2 -O -fshader-stage=compute ${include_flags}
+      COMMAND ${GLSLC} --target-env=vulkan1.2 -O -fshader-stage=compute ${include_flags} ${define}
               -MD -MF ${inc}.d -mfmt=c -o ${inc} ${abs}
       DEPENDS ${abs}
       DEPFILE ${inc}.d
