@@ -38,6 +38,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/decoder.hpp"
 #include "kvcache/fp16.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/vk/command.hpp"
@@ -200,6 +201,64 @@ class AppendBench {
     return us;
   }
 
+  // Whole decode steps (a call per layer, one token, batch 1) at the cache's depth, `repeat` in one
+  // submission, three ways: decode calls alone; an append then a decode call per layer
+  // (record_append, record); and the fused call per layer (Decoder::record_append_decode). The
+  // GPU time of each step (µs), per way.
+  struct Steps {
+    std::vector<double> decode, separate, fused;
+  };
+  Steps time_steps() {
+    auto& ctx = *context();
+    const uint32_t repeat = s_.repeat, per_q = s_.w.q_heads * s_.w.head_dim;
+    if (!q_) {
+      std::mt19937 rng(11);
+      std::normal_distribution<float> n(0.0f, 1.0f);
+      std::vector<float> q(per_q);
+      for (float& x : q) x = n(rng);
+      q_ = vk::Buffer(ctx, q.size() * 4, vk::MemoryKind::device);
+      vk::upload(ctx, q_, 0, std::as_bytes(std::span(q)));
+      out_ = vk::Buffer(ctx, q.size() * 4, vk::MemoryKind::device);
+      decoder_ = std::make_unique<Decoder>(*cache_, s_.w.q_heads);
+    }
+    const TensorFormat tf = format_ == RowFormat::f16 ? TensorFormat::f16 : TensorFormat::f32;
+    const SequenceId seqs[] = {seq_};
+    const DeviceTensor q{q_.handle(), 0, uint64_t(per_q) * 4}, out{out_.handle(), 0, uint64_t(per_q) * 4};
+    Steps steps;
+    for (int way = 0; way < 3; ++way) {
+      vk::TimestampPool timer(ctx, 2 * repeat);
+      auto record = [&](vk::Recorder& r, bool timed) {
+        if (timed) timer.reset(r);
+        for (uint32_t i = 0; i < repeat; ++i) {
+          if (timed) timer.write(r, 2 * i);
+          const uint64_t token = i % kSourceTokens;
+          for (uint32_t layer = 0; layer < s_.layers; ++layer) {
+            const uint64_t at = (token * s_.layers + layer) * row_bytes_;
+            if (way == 0) {
+              decoder_->record(r, layer, seqs, 1, q, out);
+            } else if (way == 1) {
+              cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
+              decoder_->record(r, layer, seqs, 1, q, out);
+            } else {
+              decoder_->record_append_decode(r, layer, seqs, 1, {k_src_.handle(), at, row_bytes_, tf},
+                                             {v_src_.handle(), at, row_bytes_, tf}, q, out);
+            }
+          }
+          if (timed) timer.write(r, 2 * i + 1);
+        }
+      };
+      const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
+      const auto untimed = [&](vk::Recorder& r) { record(r, false); };
+      warm_up(ctx, untimed, rollback);
+      ctx.run([&](vk::Recorder& r) { record(r, true); });
+      rollback();
+      const auto ns = timer.read_ns();
+      auto& dst = way == 0 ? steps.decode : way == 1 ? steps.separate : steps.fused;
+      for (uint32_t i = 0; i < repeat; ++i) dst.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+    }
+    return steps;
+  }
+
   // Stored bytes one append writes (every layer, K and V).
   uint64_t bytes_written() const { return cache_->bytes_per_token(); }
 
@@ -227,6 +286,8 @@ class AppendBench {
   SequenceId seq_ = 0;
   uint64_t row_bytes_ = 0;
   vk::Buffer k_src_, v_src_;
+  vk::Buffer q_, out_;
+  std::unique_ptr<Decoder> decoder_;
 };
 
 void append_bench(benchmark::State& state, Settings s, TypePair pair, RowFormat format) {
@@ -254,6 +315,35 @@ void append_bench(benchmark::State& state, Settings s, TypePair pair, RowFormat 
   state.SetLabel("k=" + std::string(type_name(pair.k)) + " v=" + std::string(type_name(pair.v)) +
                  " format=" + (format == RowFormat::f16 ? "f16" : "f32") + " layers=" + std::to_string(s.layers) +
                  " ctx=" + std::to_string(s.ctx));
+}
+
+// The append inside the step (P7 with the fused call): decode steps without appends, with an
+// append and a decode call per layer, and with the fused call per layer, on one cache; the
+// append's share is (fused - decode) / decode.
+void fused_bench(benchmark::State& state, Settings s, TypePair pair, RowFormat format) {
+  AppendBench::Steps all;
+  {
+    AppendBench bench(s, pair, format);
+    for (auto _ : state) {
+      const auto t = bench.time_steps();
+      all.decode.insert(all.decode.end(), t.decode.begin(), t.decode.end());
+      all.separate.insert(all.separate.end(), t.separate.begin(), t.separate.end());
+      all.fused.insert(all.fused.end(), t.fused.begin(), t.fused.end());
+      state.SetIterationTime(median(t.fused) * 1e-6);
+    }
+  }
+  const double decode = median(all.decode), separate = median(all.separate), fused = median(all.fused);
+  state.counters["decode_step_us"] = decode;
+  state.counters["separate_step_us"] = separate;
+  state.counters["fused_step_us"] = fused;
+  state.counters["ratio_pct"] = decode > 0 ? 100.0 * (fused - decode) / decode : 0.0;
+  state.counters["separate_pct"] = decode > 0 ? 100.0 * (separate - decode) / decode : 0.0;
+  state.counters["target_pct"] = kTargetPct;
+  state.counters["layers"] = s.layers;
+  state.counters["ctx"] = s.ctx;
+  state.SetLabel("k=" + std::string(type_name(pair.k)) + " v=" + std::string(type_name(pair.v)) +
+                 " format=" + (format == RowFormat::f16 ? "f16" : "f32") + " layers=" + std::to_string(s.layers) +
+                 " ctx=" + std::to_string(s.ctx) + " fused");
 }
 
 std::vector<RowFormat> parse_formats(const std::string& text) {
@@ -297,6 +387,13 @@ int main(int argc, char** argv) {
         benchmark::RegisterBenchmark(
             ("append/" + s.w.name + "/" + p.label() + "/" + (f == RowFormat::f16 ? "f16" : "f32")).c_str(),
             append_bench, s, p, f)
+            ->UseManualTime()
+            ->Unit(benchmark::kMicrosecond)
+            ->Iterations(iterations);
+      for (RowFormat f : formats)
+        benchmark::RegisterBenchmark(
+            ("fused/" + s.w.name + "/" + p.label() + "/" + (f == RowFormat::f16 ? "f16" : "f32")).c_str(),
+            fused_bench, s, p, f)
             ->UseManualTime()
             ->Unit(benchmark::kMicrosecond)
             ->Iterations(iterations);

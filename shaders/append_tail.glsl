@@ -107,11 +107,16 @@ void tail_append_row(RowShape s, uint b, uint kvh, uint i, uint pos, uint table,
   barrier();
 }
 
-// Tail tokens t0 .. t0 + TAIL_BATCH - 1 (those below n) of one side into tail_kv.
+// Tail tokens t0 .. t0 + TAIL_BATCH - 1 (those below n) of one side into tail_kv. An invocation
+// takes an element of every token, so that its loads are in flight together.
 void tail_stage(RowShape s, uint kvh, uint table, uint base, uint t0, uint n, uint tid, uint nthreads) {
-  for (uint i = tid; i < TAIL_BATCH * s.stored_dim; i += nthreads) {
-    const uint u = i / s.stored_dim, e = i % s.stored_dim, pos = base + t0 + u;
-    if (t0 + u < n) tail_kv[u * TAIL_STRIDE + e] = tail_value(s, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE, e);
+  for (uint e = tid; e < s.stored_dim; e += nthreads) {
+    float x[TAIL_BATCH];
+    [[unroll]] for (uint u = 0; u < TAIL_BATCH; ++u) {
+      const uint pos = base + t0 + u;
+      x[u] = t0 + u < n ? tail_value(s, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE, e) : 0.0;
+    }
+    [[unroll]] for (uint u = 0; u < TAIL_BATCH; ++u) tail_kv[u * TAIL_STRIDE + e] = x[u];
   }
   barrier();
 }
@@ -151,11 +156,18 @@ void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads
     // Scores: soft-cap, then each row's causal and window mask.
     for (uint t0 = 0; t0 < n_tail; t0 += TAIL_BATCH) {
       tail_stage(ks, kvh, table, base, t0, n_tail, tid, nthreads);
-      for (uint i = tid; i < ROWS * TAIL_BATCH; i += nthreads) {
-        const uint j = i / TAIL_BATCH, u = i % TAIL_BATCH, t = t0 + u, gr = row0 + j;
-        if (t >= n_tail) continue;
-        float acc = 0.0;
-        for (uint d = 0; d < ks.stored_dim; ++d) acc += R_GET(j, d) * tail_kv[u * TAIL_STRIDE + d];
+      // A quad of invocations per (row, token): each sums every fourth dim, then the quad's sum.
+      for (uint i = tid; i < 4u * ROWS * TAIL_BATCH; i += nthreads) {
+        const uint quad = i % 4u, j = (i / 4u) / TAIL_BATCH, u = (i / 4u) % TAIL_BATCH, t = t0 + u, gr = row0 + j;
+        float a0 = 0.0, a1 = 0.0;
+        for (uint d = quad; d < ks.stored_dim; d += 8u) {
+          a0 += R_GET(j, d) * tail_kv[u * TAIL_STRIDE + d];
+          a1 += R_GET(j, d + 4u) * tail_kv[u * TAIL_STRIDE + d + 4u];
+        }
+        float acc = a0 + a1;
+        acc += subgroupShuffleXor(acc, 1u);
+        acc += subgroupShuffleXor(acc, 2u);
+        if (quad != 0u || t >= n_tail) continue;
         if (pc.softcap > 0.0) acc = pc.softcap * tanh(acc / pc.softcap);
         const uint pos = base + t, hi = len - M + gr / GQA;
         const uint lo = (pc.window > 0u && hi + 1u > pc.window) ? hi + 1u - pc.window : 0u;

@@ -4,6 +4,7 @@
 // same code).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
+#extension GL_EXT_control_flow_attributes : require
 
 #include "codebooks.glsl"
 #include "layout.glsl"
