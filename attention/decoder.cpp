@@ -271,7 +271,8 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   check_options(options, "decode");
   check_format(q.format, "decode", "q");
   check_format(out.format, "decode", "out");
-  const DecodeShape s = shape(layer, seqs, m);
+  DecodeShape s = shape(layer, seqs, m);
+  if (fused) s.reserved_workgroups = s.batch * s.kv_heads;  // the tails (shaders/append_tail.glsl)
   const auto& caps = cache_.context().caps();
   const DecodePlan p = make_plan(s, options);
   // describe() builds a string: only when someone listens (record runs once per layer and token).

@@ -231,10 +231,14 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     };
     // The most workgroups per unit where the splits stay long enough, else fewer.
     const bool tc = p.variant == Variant::tc;
-    uint32_t target = (tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit) * compute_units(caps);
+    auto room = [&](uint32_t per_unit) {
+      const uint32_t all = per_unit * compute_units(caps);
+      return std::max<uint32_t>(all > s.reserved_workgroups ? all - s.reserved_workgroups : 0, 1);
+    };
+    uint32_t target = room(tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit);
     uint32_t steps = steps_for(target);
     if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
-      target = (tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits) * compute_units(caps);
+      target = room(tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits);
       steps = steps_for(target);
     }
     p.chunk = steps * step;

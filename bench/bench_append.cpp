@@ -20,6 +20,7 @@
 //        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (64)
 //   On a CPU device (lavapipe) the defaults shrink: 4 layers, 1K, turbo3 and f16, 4 repeats.
 #include <benchmark/benchmark.h>
+#include <spdlog/spdlog.h>
 
 #include "bench/bench_common.hpp"
 
@@ -365,6 +366,8 @@ std::vector<RowFormat> parse_formats(const std::string& text) {
 
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
+  // TKV_LOG=debug (with TKV_PIPELINE_STATS=1: each pipeline's registers and spills), as turboprof.
+  if (const char* level = std::getenv("TKV_LOG")) spdlog::set_level(spdlog::level::from_str(level));
   try {
     const auto& caps = context()->caps();
     const bool cpu = caps.device_class == DeviceClass::cpu;

@@ -5,15 +5,15 @@
 // The call's length `len` counts the new tokens; they sit at [len - M, len). The tokens before
 // `base` (len - M rounded down to a tile of 16) are the regular splits' (the kernels cover
 // [0, base) instead of [0, len)); the tail [base, len), at most 15 old and 8 new tokens, belongs
-// to one extra workgroup per (sequence, KV head), the grid's last column (split index
-// pc.splits). It alone reads or writes the words of those tiles, so nothing in the dispatch reads
+// to one extra workgroup per (sequence, KV head), the grid's first column (the splits are
+// x = 1 .. splits, so that the tails start first; the plan leaves them room in the first wave). It alone reads or writes the words of those tiles, so nothing in the dispatch reads
 // what it writes: it quantizes and stores the new K and V rows (quantize_row.glsl, the append's
 // code), then reads the tail back from the pool and, for every row chunk of the KV head, writes
 // the tail's partials (m, l, o) as split slot n_reg (the regular splits holding tokens), counts
 // itself in, and merges when it is the group's last (split_merge.glsl).
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
-// split_merge.glsl; the constants HEAD_DIM, KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE,
+// split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM, KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE,
 // K_TYPE, V_DIM, TAIL_DIM (the larger stored dim); RowShape tail_shape(bool is_v) (after
 // quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x TAIL_DIM floats) and
 // hadamard_rows on them; load_q; merge_splits, finish_rows; the push constants pc.k_new, pc.v_new
@@ -48,6 +48,7 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
   if (is_v) v_rw16[index] = uint16_t(value);
   else k_rw16[index] = uint16_t(value);
 }
+#define QR_COPIES 2
 #include "quantize_row.glsl"
 RowShape tail_shape(bool is_v);  // the includer's
 
@@ -97,14 +98,14 @@ float tail_value(RowShape s, uint page, uint head, uint slot, uint e) {
   return float(q) * tail_half(s.is_v, (region + s.page_size * s.bits_row + slot * 2u * s.groups) / 2u + e / 32u);
 }
 
-// New token i's row of one side, quantized and stored (ends with a barrier).
-void tail_append_row(RowShape s, uint b, uint kvh, uint i, uint pos, uint table, uint tid, uint nthreads) {
+// New token i's row of one side, quantized and stored by the group `w`.
+void tail_append_row(RowShape s, QrWork w, uint b, uint kvh, uint i, uint pos, uint table) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
-  for (uint e = tid; e < s.stored_dim; e += nthreads) qr_x[e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
-  barrier();
-  qr_quantize(s, tid, nthreads);
-  qr_store(s, tid, nthreads, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
-  barrier();
+  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads)
+    qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
+  qr_sync(w);
+  qr_quantize(s, w);
+  qr_store(s, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
 }
 
 // Tail tokens t0 .. t0 + TAIL_BATCH - 1 (those below n) of one side into tail_kv. An invocation
@@ -121,36 +122,59 @@ void tail_stage(RowShape s, uint kvh, uint table, uint base, uint t0, uint n, ui
   barrier();
 }
 
-// The workgroup of split index pc.splits, for sequence b (length len, page table at `table`) and
-// KV head kvh.
+// Query row j of the chunk at row0 (scaled), rotated as the cache's K rows were, into R row j,
+// by one subgroup (lane of n).
+void tail_query_row(uint b, uint kvh, uint row0, uint j, uint lane, uint n) {
+  const RowShape ks = tail_shape(false);
+  const uint gr = row0 + j, G = ks.group_elems;
+  for (uint d = lane; d < ks.stored_dim; d += n) {
+    float v = 0.0;
+    if (gr < RM && d < HEAD_DIM)
+      v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
+    R_SET(j, d, K_TYPE >= TYPE_TURBO2 ? v * sign1(d % G) : v);
+  }
+  if (K_TYPE < TYPE_TURBO2) return;
+  subgroupMemoryBarrierShared();
+  subgroupBarrier();
+  for (uint h = 1; h < G; h <<= 1) {
+    for (uint p = lane; p < ks.stored_dim / 2u; p += n) {
+      const uint i = (p / (G / 2u)) * G + ((p % (G / 2u)) / h) * 2u * h + (p % (G / 2u)) % h;
+      const float a = R_GET(j, i), c = R_GET(j, i + h);
+      R_SET(j, i, a + c);
+      R_SET(j, i + h, a - c);
+    }
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+  }
+  for (uint d = lane; d < ks.stored_dim; d += n) R_SET(j, d, R_GET(j, d) * sign2(d % G) * inv_sqrt_group(G));
+}
+
+// The workgroup x = 0 of row chunk 0, for sequence b (length len, page table at `table`) and
+// KV head kvh. Its subgroups share out tasks, each done by one subgroup (subgroup barriers
+// only): the new tokens' K and V rows (in copies 0 and 1 of the quantizer's arrays) and the
+// first chunk's query rows.
 void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads) {
   const RowShape ks = tail_shape(false), vs = tail_shape(true);
   const uint old = len - M, base = old - old % 16u, n_tail = len - base;
+  const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
+  const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
   for (uint i = 0; i < M; ++i) {
-    tail_append_row(ks, b, kvh, i, old + i, table, tid, nthreads);
-    tail_append_row(vs, b, kvh, i, old + i, table, tid, nthreads);
+    const uint tasks = 2u + (i == 0u ? ROWS : 0u);
+    for (uint task = sg; task < tasks; task += nsg) {
+      if (task == 0u) tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
+      else if (task == 1u) tail_append_row(vs, QrWork(1u, lane, sgs, true), b, kvh, i, old + i, table);
+      else tail_query_row(b, kvh, 0u, task - 2u, lane, sgs);
+    }
+    barrier();  // (the arrays are reused for the next token)
   }
+  // The new rows' stores are visible to this workgroup's loads from here.
   memoryBarrierBuffer();
   barrier();
 
   const uint n = splits_with_tokens(base, pc.chunk) + 1u;  // the regular splits holding tokens, and this
   for (uint row0 = 0; row0 < RM; row0 += ROWS) {
-    // The chunk's query rows (scaled), rotated as the cache's K rows were.
-    for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
-      const uint j = e / ks.stored_dim, d = e % ks.stored_dim, gr = row0 + j;
-      float v = 0.0;
-      if (gr < RM && d < HEAD_DIM)
-        v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
-      if (K_TYPE >= TYPE_TURBO2) v *= sign1(d % ks.group_elems);
-      R_SET(j, d, v);
-    }
-    barrier();
-    if (K_TYPE >= TYPE_TURBO2) {
-      hadamard_rows(ROWS, ks.stored_dim, ks.group_elems, tid, nthreads);
-      for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
-        const uint j = e / ks.stored_dim, d = e % ks.stored_dim;
-        R_SET(j, d, R_GET(j, d) * sign2(d % ks.group_elems) * inv_sqrt_group(ks.group_elems));
-      }
+    if (row0 > 0u) {
+      for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j, lane, sgs);
       barrier();
     }
     // Scores: soft-cap, then each row's causal and window mask.
@@ -175,18 +199,25 @@ void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads
       }
       barrier();
     }
-    // Probabilities (every live row holds its own position, so its maximum is finite).
-    if (tid < ROWS && row0 + tid < RM) {
-      float mx = -1.0 / 0.0, l = 0.0;
-      for (uint t = 0; t < n_tail; ++t) mx = max(mx, tail_p[tid * TAIL_TOKENS + t]);
-      for (uint t = 0; t < n_tail; ++t) {
-        const float s = tail_p[tid * TAIL_TOKENS + t];
-        const float p = s == -1.0 / 0.0 ? 0.0 : exp(s - mx);
-        tail_p[tid * TAIL_TOKENS + t] = p;
+    // Probabilities, a subgroup per row (every live row holds its own position, so its maximum
+    // is finite).
+    for (uint j = sg; j < ROWS; j += nsg) {
+      if (row0 + j >= RM) continue;
+      float mx = -1.0 / 0.0;
+      for (uint t = lane; t < n_tail; t += sgs) mx = max(mx, tail_p[j * TAIL_TOKENS + t]);
+      mx = subgroupMax(mx);
+      float l = 0.0;
+      for (uint t = lane; t < n_tail; t += sgs) {
+        const float sc = tail_p[j * TAIL_TOKENS + t];
+        const float p = sc == -1.0 / 0.0 ? 0.0 : exp(sc - mx);
+        tail_p[j * TAIL_TOKENS + t] = p;
         l += p;
       }
-      tail_ml[2u * tid] = mx;
-      tail_ml[2u * tid + 1u] = l;
+      l = subgroupAdd(l);
+      if (lane == 0u) {
+        tail_ml[2u * j] = mx;
+        tail_ml[2u * j + 1u] = l;
+      }
     }
     for (uint e = tid; e < ROWS * V_DIM; e += nthreads) R_SET(e / V_DIM, e % V_DIM, 0.0);
     barrier();

@@ -23,6 +23,7 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_KHR_shader_subgroup_basic : require
 #extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
 
 #include "codebooks.glsl"
@@ -455,13 +456,17 @@ const uint TAIL_SLOT = 0;
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint lane = tid % TEAM, team = tid / TEAM;
+#ifdef TKV_FUSED_APPEND
+  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
+#else
   const uint split = gl_WorkGroupID.x;
+#endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
-  if (split == pc.splits) {  // the tail of the fused append
+  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
     if (row_chunk == 0u) append_tail(b, kvh, len, table, tid, WG);
     return;
   }

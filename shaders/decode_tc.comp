@@ -241,13 +241,17 @@ void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
   const uint g = lane >> 2, c = lane & 3u;
+#ifdef TKV_FUSED_APPEND
+  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
+#else
   const uint split = gl_WorkGroupID.x;
+#endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
-  if (split == pc.splits) {  // the tail of the fused append
+  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
     if (row_chunk == 0u) append_tail(b, kvh, len, table, tid, WG);
     return;
   }

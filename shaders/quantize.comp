@@ -5,6 +5,7 @@
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_control_flow_attributes : require
+#extension GL_KHR_shader_subgroup_basic : require
 
 #include "codebooks.glsl"
 #include "layout.glsl"
@@ -57,8 +58,9 @@ void main() {
   const RowShape s = RowShape(TYPE, STORED_DIM, GROUPS, GROUP_ELEMS, BITS_ROW_BYTES, PAGE_SIZE, KV_HEADS, IS_V != 0u);
 
   const uint src_base = pc.src_offset + token * pc.src_token_stride + head * pc.src_head_stride;
+  const QrWork w = QrWork(0u, tid, gl_WorkGroupSize.x, false);
   for (uint e = tid; e < STORED_DIM; e += gl_WorkGroupSize.x) qr_x[e] = e < HEAD_DIM ? load_src(src_base + e) : 0.0;
   barrier();
-  qr_quantize(s, tid, gl_WorkGroupSize.x);
-  qr_store(s, tid, gl_WorkGroupSize.x, pages[pc.table_offset + pos / PAGE_SIZE], head, pos % PAGE_SIZE);
+  qr_quantize(s, w);
+  qr_store(s, w, pages[pc.table_offset + pos / PAGE_SIZE], head, pos % PAGE_SIZE);
 }

@@ -5,8 +5,9 @@
 // tests/cache_test_util.hpp). Turbo: norm, rotation, nearest centroid, norm correction, then the
 // bits go into the token's tile; q8_0 and f16 rows too.
 //
-// Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl; the row in qr_x (declared
-// here: the caller fills elements [0, stored_dim), zeros past head_dim, then a barrier); and the
+// Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, GL_KHR_shader_subgroup_basic;
+// the row in its copy of qr_x (declared here: the caller fills elements [0, stored_dim), zeros
+// past head_dim, then syncs as qr_sync does); and the
 // includer's pool writes of one side: qr_pool_and / qr_pool_or (word index, bits; atomics: tile
 // words are shared by tokens), qr_pool_store (word index, value), qr_pool_store16 (16-bit index,
 // value).
@@ -25,11 +26,32 @@ struct RowShape {
   bool is_v;         // turbo tiles: V's pairs are two tokens' elements
 };
 
-shared float qr_x[256];
-shared uint qr_code[256];      // per element: turbo index, q8_0 byte, f16 bits
-shared float qr_gnorm[8];      // turbo group norms / q8_0 inverse scales
-shared uint qr_scale[8];       // f16 bits stored per group
-shared uint qr_set[8 * 16], qr_mask[8 * 16];  // turbo: per touched (lane, word), bits and mask
+// Who quantizes a row: a whole workgroup (barriers), or one subgroup of it (subgroup barriers),
+// so that several rows go at once, each in its copy of the arrays below (QR_COPIES of them,
+// defined by the includer, default 1).
+struct QrWork {
+  uint copy;      // which copy of the arrays
+  uint tid;       // invocation index within the group that does the row
+  uint nthreads;  // its size
+  bool sub;       // the group is a subgroup
+};
+#ifndef QR_COPIES
+#define QR_COPIES 1
+#endif
+shared float qr_x[QR_COPIES * 256];
+shared uint qr_code[QR_COPIES * 256];   // per element: turbo index, q8_0 byte, f16 bits
+shared float qr_gnorm[QR_COPIES * 8];   // turbo group norms / q8_0 inverse scales
+shared uint qr_scale[QR_COPIES * 8];    // f16 bits stored per group
+shared uint qr_set[QR_COPIES * 128], qr_mask[QR_COPIES * 128];  // turbo: per touched (lane, word), bits and mask
+
+void qr_sync(QrWork w) {
+  if (w.sub) {
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+  } else {
+    barrier();
+  }
+}
 
 uint qr_index_bits(uint type) { return type == TYPE_TURBO2 ? 2u : type == TYPE_TURBO3 ? 3u : 4u; }
 
@@ -47,109 +69,110 @@ float qr_codebook(uint type, uint i) {
   return C4[i];
 }
 
-void qr_turbo(RowShape s, uint tid, uint nthreads) {
-  const uint G = s.group_elems;
+void qr_turbo(RowShape s, QrWork w) {
+  const uint G = s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
   // 1. Group norms: squares summed in element order, unfused, as the reference does.
-  // (16 loads ahead of the adds: the chain is then the adds alone, ~4x faster on an H100.)
-  if (tid < s.groups) {
+  // (16 loads ahead of the adds: the chain is then the adds alone.)
+  if (w.tid < s.groups) {
     precise float sum = 0.0;
     for (uint j0 = 0; j0 < G; j0 += 16u) {
       float v[16];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) v[k] = qr_x[tid * G + j0 + k];
+      [[unroll]] for (uint k = 0; k < 16u; ++k) v[k] = qr_x[X + w.tid * G + j0 + k];
       [[unroll]] for (uint k = 0; k < 16u; ++k) {
         precise float sq = v[k] * v[k];
         sum += sq;
       }
     }
-    qr_gnorm[tid] = sqrt(sum);
+    qr_gnorm[N + w.tid] = sqrt(sum);
   }
-  barrier();
+  qr_sync(w);
   // 2. Normalise and apply s1, then the Walsh-Hadamard butterfly, then / sqrt(G) and s2.
-  for (uint e = tid; e < s.stored_dim; e += nthreads) {
-    const float g = qr_gnorm[e / G];
-    const float xh = g > 1e-10 ? div_rn(qr_x[e], g) : 0.0;
-    qr_x[e] = sign1(e % G) * xh;
+  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
+    const float g = qr_gnorm[N + e / G];
+    const float xh = g > 1e-10 ? div_rn(qr_x[X + e], g) : 0.0;
+    qr_x[X + e] = sign1(e % G) * xh;
   }
-  barrier();
+  qr_sync(w);
   for (uint h = 1; h < G; h <<= 1) {
-    for (uint p = tid; p < s.stored_dim / 2; p += nthreads) {
+    for (uint p = w.tid; p < s.stored_dim / 2; p += w.nthreads) {
       const uint base = (p / (G / 2)) * G;
       const uint q = p % (G / 2);
-      const uint i = base + (q / h) * 2 * h + (q % h);
+      const uint i = X + base + (q / h) * 2 * h + (q % h);
       const float a = qr_x[i], b = qr_x[i + h];
       qr_x[i] = a + b;
       qr_x[i + h] = a - b;
     }
-    barrier();
+    qr_sync(w);
   }
   const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
-  for (uint e = tid; e < s.stored_dim; e += nthreads)
-    qr_code[e] = qr_nearest(s.type, sign2(e % G) * div_rn(qr_x[e], sqrt_g));
-  barrier();
+  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads)
+    qr_code[X + e] = qr_nearest(s.type, sign2(e % G) * div_rn(qr_x[X + e], sqrt_g));
+  qr_sync(w);
   // 3. Norm correction from the chosen centroids.
-  if (tid < s.groups) {
+  if (w.tid < s.groups) {
     precise float sum = 0.0;
     for (uint j0 = 0; j0 < G; j0 += 16u) {
       float c[16];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) c[k] = qr_codebook(s.type, qr_code[tid * G + j0 + k]);
+      [[unroll]] for (uint k = 0; k < 16u; ++k) c[k] = qr_codebook(s.type, qr_code[X + w.tid * G + j0 + k]);
       [[unroll]] for (uint k = 0; k < 16u; ++k) {
         precise float sq = c[k] * c[k];
         sum += sq;
       }
     }
     const float r = sqrt(sum);
-    const float g = qr_gnorm[tid];
-    qr_scale[tid] = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
+    const float g = qr_gnorm[N + w.tid];
+    qr_scale[N + w.tid] = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
   }
 }
 
-void qr_q8_0(RowShape s, uint tid, uint nthreads) {
+void qr_q8_0(RowShape s, QrWork w) {
+  const uint X = w.copy * 256u, N = w.copy * 8u;
   // d = amax / 127 in f32; q = roundf(x * (1/d)) with the f32 d; the stored d is f16(d).
-  if (tid < s.groups) {
+  if (w.tid < s.groups) {
     float amax = 0.0;
-    for (uint j = 0; j < 32; ++j) amax = max(amax, abs(qr_x[tid * 32 + j]));
+    for (uint j = 0; j < 32; ++j) amax = max(amax, abs(qr_x[X + w.tid * 32 + j]));
     const float d = div_rn(amax, 127.0);
-    qr_scale[tid] = half_bits_rte(d);
-    qr_gnorm[tid] = d != 0.0 ? div_rn(1.0, d) : 0.0;
+    qr_scale[N + w.tid] = half_bits_rte(d);
+    qr_gnorm[N + w.tid] = d != 0.0 ? div_rn(1.0, d) : 0.0;
   }
-  barrier();
-  for (uint e = tid; e < s.stored_dim; e += nthreads) {
-    precise float v = qr_x[e] * qr_gnorm[e / 32];
-    qr_code[e] = uint(int(round_away(v))) & 0xffu;
+  qr_sync(w);
+  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
+    precise float v = qr_x[X + e] * qr_gnorm[N + e / 32];
+    qr_code[X + e] = uint(int(round_away(v))) & 0xffu;
   }
 }
 
-// The row in qr_x quantized into qr_code and qr_scale (ends with a barrier).
-void qr_quantize(RowShape s, uint tid, uint nthreads) {
+// The row in qr_x quantized into qr_code and qr_scale (ends with a sync).
+void qr_quantize(RowShape s, QrWork w) {
   if (s.type == TYPE_F16) {
-    for (uint e = tid; e < s.stored_dim; e += nthreads) qr_code[e] = half_bits_rte(qr_x[e]);
+    for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) qr_code[w.copy * 256u + e] = half_bits_rte(qr_x[w.copy * 256u + e]);
   } else if (s.type == TYPE_Q8_0) {
-    qr_q8_0(s, tid, nthreads);
+    qr_q8_0(s, w);
   } else {
-    qr_turbo(s, tid, nthreads);
+    qr_turbo(s, w);
   }
-  barrier();
+  qr_sync(w);
 }
 
-// The 32-bit word `w` of an f16 or q8_0 row's bits, assembled from the per-element codes.
-uint qr_pack_word(uint type, uint w) {
+// The 32-bit word `i` of an f16 or q8_0 row's bits, assembled from the per-element codes.
+uint qr_pack_word(uint type, uint X, uint i) {
   uint word = 0;
   if (type == TYPE_F16) {
-    word = qr_code[2 * w] | (qr_code[2 * w + 1] << 16);
+    word = qr_code[X + 2 * i] | (qr_code[X + 2 * i + 1] << 16);
   } else {
-    for (uint k = 0; k < 4; ++k) word |= qr_code[4 * w + k] << (8 * k);
+    for (uint k = 0; k < 4; ++k) word |= qr_code[X + 4 * i + k] << (8 * k);
   }
   return word;
 }
 
-// Sets `n` bits of lane li's word sequence (in shared memory) from bit `bit` on.
-void qr_put_bits(uint li, uint bit, uint n, uint value) {
+// Sets `n` bits of lane li's word sequence (in shared memory, from entry `at`) from bit `bit` on.
+void qr_put_bits(uint at, uint bit, uint n, uint value) {
   const uint w = bit / 32u, b = bit % 32u, m = (1u << n) - 1u;
-  atomicOr(qr_set[li * 16u + w], (value & m) << b);
-  atomicOr(qr_mask[li * 16u + w], m << b);
+  atomicOr(qr_set[at + w], (value & m) << b);
+  atomicOr(qr_mask[at + w], m << b);
   if (b + n > 32u) {  // a field that straddles two words
-    atomicOr(qr_set[li * 16u + w + 1u], (value & m) >> (32u - b));
-    atomicOr(qr_mask[li * 16u + w + 1u], m >> (32u - b));
+    atomicOr(qr_set[at + w + 1u], (value & m) >> (32u - b));
+    atomicOr(qr_mask[at + w + 1u], m >> (32u - b));
   }
 }
 
@@ -162,50 +185,52 @@ uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) 
 
 // The token's bits and norms into its tile. Its words are shared with the tile's other tokens
 // (possibly being appended by other workgroups of this dispatch): clear and set only its bits.
-void qr_store_tile(RowShape s, uint tid, uint nthreads, uint region, uint slot) {
+void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
   const uint bits = qr_index_bits(s.type), mag_bits = bits - 1u, field_bits = 2u * bits;
   const uint lane_words = s.stored_dim / 16u * bits / 4u, lanes = s.is_v ? 8u : 4u;
-  const uint t = slot % 16u;
+  const uint t = slot % 16u, X = w.copy * 256u, T = w.copy * 128u;
   const uint tile = qr_tile(s, region, slot);
-  for (uint i = tid; i < 8u * 16u; i += nthreads) {
-    qr_set[i] = 0u;
-    qr_mask[i] = 0u;
+  for (uint i = w.tid; i < 8u * 16u; i += w.nthreads) {
+    qr_set[T + i] = 0u;
+    qr_mask[T + i] = 0u;
   }
-  barrier();
-  for (uint e = tid; e < s.stored_dim; e += nthreads) {
+  qr_sync(w);
+  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
     const uvec3 ts = tile_slot(!s.is_v, t, e);
-    const uvec2 ms = mag_sign(qr_code[e], bits);
+    const uvec2 ms = mag_sign(qr_code[X + e], bits);
     const uint li = s.is_v ? ts.x / 4u : ts.x % 4u;
-    qr_put_bits(li, field_bits * ts.y + mag_bits * ts.z, mag_bits, ms.x);
-    qr_put_bits(li, field_bits * ts.y + 2u * mag_bits + ts.z, 1u, ms.y);
+    qr_put_bits(T + li * 16u, field_bits * ts.y + mag_bits * ts.z, mag_bits, ms.x);
+    qr_put_bits(T + li * 16u, field_bits * ts.y + 2u * mag_bits + ts.z, 1u, ms.y);
   }
-  barrier();
-  for (uint i = tid; i < lanes * lane_words; i += nthreads) {
-    const uint li = i / lane_words, w = i % lane_words;
+  qr_sync(w);
+  for (uint i = w.tid; i < lanes * lane_words; i += w.nthreads) {
+    const uint li = i / lane_words, k = i % lane_words;
     const uint lane = s.is_v ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
-    const uint at = tile / 4u + 32u * w + lane;
-    const uint mask = qr_mask[li * 16u + w];
+    const uint at = tile / 4u + 32u * k + lane;
+    const uint mask = qr_mask[T + li * 16u + k];
     if (mask != 0u) {
       qr_pool_and(s.is_v, at, ~mask);
-      qr_pool_or(s.is_v, at, qr_set[li * 16u + w]);
+      qr_pool_or(s.is_v, at, qr_set[T + li * 16u + k]);
     }
   }
-  if (tid < s.groups)
-    qr_pool_store16(s.is_v, (tile + 16u * s.bits_row + 32u * tid + 4u * (t % 8u) + 2u * (t / 8u)) / 2u, qr_scale[tid]);
+  if (w.tid < s.groups)
+    qr_pool_store16(s.is_v, (tile + 16u * s.bits_row + 32u * w.tid + 4u * (t % 8u) + 2u * (t / 8u)) / 2u,
+                    qr_scale[w.copy * 8u + w.tid]);
 }
 
 // Stores the quantized row (qr_code, qr_scale) as token `slot` of `page`, head `head`.
-void qr_store(RowShape s, uint tid, uint nthreads, uint page, uint head, uint slot) {
+void qr_store(RowShape s, QrWork w, uint page, uint head, uint slot) {
   const uint region = qr_region(s, page, head);
   if (s.type >= TYPE_TURBO2) {
-    qr_store_tile(s, tid, nthreads, region, slot);
+    qr_store_tile(s, w, region, slot);
     return;
   }
   const uint bits_word = (region + slot * s.bits_row) / 4u;
-  for (uint w = tid; w < s.bits_row / 4u; w += nthreads) qr_pool_store(s.is_v, bits_word + w, qr_pack_word(s.type, w));
-  if (tid < s.groups) {
+  for (uint i = w.tid; i < s.bits_row / 4u; i += w.nthreads)
+    qr_pool_store(s.is_v, bits_word + i, qr_pack_word(s.type, w.copy * 256u, i));
+  if (w.tid < s.groups) {
     const uint scale_half = (region + s.page_size * s.bits_row + slot * 2u * s.groups) / 2u;
-    qr_pool_store16(s.is_v, scale_half + tid, qr_scale[tid]);
+    qr_pool_store16(s.is_v, scale_half + w.tid, qr_scale[w.copy * 8u + w.tid]);
   }
 }
 
