@@ -230,19 +230,30 @@ void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<co
     if (t->offset % element_bytes(t->format))
       fail(ErrorCode::invalid_argument, std::string("append_decode: ") + name + " offset must be a multiple of the element size");
   }
+  if (uint32_t(options.fusion) > 2)
+    fail(ErrorCode::invalid_argument, "append_decode: AppendFusion value " + std::to_string(uint32_t(options.fusion)) +
+                                          " is not automatic (0), fused (1) or separate (2)");
+  bool fuse = options.fusion == AppendFusion::fused;
+  if (options.fusion == AppendFusion::automatic) {
+    uint32_t longest = 0;
+    for (SequenceId seq : seqs) longest = std::max(longest, cache_.length(seq, layer) + m);
+    fuse = !(traits(c.k_type).is_turbo || traits(c.v_type).is_turbo) || longest >= kFusedTurboMinContext;
+  }
   size_t extended = 0;
   bool done = false;
   try {
-    for (; extended < seqs.size(); ++extended) cache_.record_extend(r, seqs[extended], layer, m);
-    done = record_dispatch(r, layer, seqs, m, q, out, options, &k, &v);
+    if (fuse) {
+      for (; extended < seqs.size(); ++extended) cache_.record_extend(r, seqs[extended], layer, m);
+      done = record_dispatch(r, layer, seqs, m, q, out, options, &k, &v);
+    }
   } catch (...) {
     for (size_t i = 0; i < extended; ++i) cache_.retract_extend(seqs[i], layer, m);
     throw;
   }
   if (done) return;
-  // The plan's kernel with the tail does not fit the device's shared memory (e.g. the qlut
-  // variant's tables on a 32 KiB device): the same work as an append per sequence, then a decode.
-  for (size_t i = 0; i < seqs.size(); ++i) cache_.retract_extend(seqs[i], layer, m);
+  // Separate, or the plan's kernel with the tail does not fit the device's shared memory (e.g.
+  // the qlut variant's tables on a 32 KiB device): an append per sequence, then a decode.
+  for (size_t i = 0; i < extended; ++i) cache_.retract_extend(seqs[i], layer, m);
   const uint64_t per_seq = uint64_t(m) * c.kv_heads * c.head_dim;
   auto rows_of = [&](const DeviceTensor& t, size_t b) {
     return DeviceRows{t.buffer, t.offset + b * per_seq * element_bytes(t.format),

@@ -26,6 +26,15 @@ namespace tkv {
 
 enum class TensorFormat : uint32_t { f32 = 0, f16 = 1 };
 
+// How Decoder::record_append_decode appends: in the decode dispatch (fused), or as an append
+// and then a decode call (separate); automatic: fused unless K or V is turbo and the longest
+// sequence is under kFusedTurboMinContext tokens, where the fused call's tail (quantizing the
+// turbo rows, then attending to them) outlasts the splits (H100, llama8b: fused 773 against
+// separate 730 us per 32-layer step at 8K, 810 against 862 at 16K; f16 and q8_0 fused faster
+// from 4K to 32K).
+enum class AppendFusion : uint32_t { automatic = 0, fused = 1, separate = 2 };
+constexpr uint32_t kFusedTurboMinContext = 12288;
+
 // Fields that name a choice (variant other than automatic, non-zero knobs) override the dispatch
 // policy and the environment (attention/policy.hpp).
 struct DecodeOptions {
@@ -39,6 +48,8 @@ struct DecodeOptions {
   // Tuning overrides (0: the dispatch policy's or the plan's choice); turboprof tune measures them.
   uint32_t dims_per_lane = 0;
   uint32_t unroll = 0;
+  // record_append_decode only.
+  AppendFusion fusion = AppendFusion::automatic;
 };
 
 struct HostTensor {

@@ -241,8 +241,10 @@ class AppendBench {
               cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
               decoder_->record(r, layer, seqs, 1, q, out);
             } else {
+              DecodeOptions fused;
+              fused.fusion = AppendFusion::fused;  // (automatic may pick separate calls)
               decoder_->record_append_decode(r, layer, seqs, 1, {k_src_.handle(), at, row_bytes_, tf},
-                                             {v_src_.handle(), at, row_bytes_, tf}, q, out);
+                                             {v_src_.handle(), at, row_bytes_, tf}, q, out, fused);
             }
           }
           if (timed) timer.write(r, 2 * i + 1);

@@ -48,7 +48,9 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
   if (is_v) v_rw16[index] = uint16_t(value);
   else k_rw16[index] = uint16_t(value);
 }
-#define QR_COPIES 2
+#ifndef QR_COPIES
+#define QR_COPIES 2  // the K and V rows at once (the includer may keep one copy: one after the other)
+#endif
 #include "quantize_row.glsl"
 RowShape tail_shape(bool is_v);  // the includer's
 
@@ -158,15 +160,21 @@ void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads
   const uint old = len - M, base = old - old % 16u, n_tail = len - base;
   const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
   const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
-  for (uint i = 0; i < M; ++i) {
-    const uint tasks = 2u + (i == 0u ? ROWS : 0u);
-    for (uint task = sg; task < tasks; task += nsg) {
-      if (task == 0u) tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
-      else if (task == 1u) tail_append_row(vs, QrWork(1u, lane, sgs, true), b, kvh, i, old + i, table);
-      else tail_query_row(b, kvh, 0u, task - 2u, lane, sgs);
+  // Each round's tasks go to the subgroups: the K and V rows (with one copy of the quantizer's
+  // arrays, K in a round and V in the next), and once the first chunk's query rows.
+  const uint rounds = QR_COPIES >= 2 ? 1u : 2u, kv = QR_COPIES >= 2 ? 2u : 1u;
+  for (uint i = 0; i < M; ++i)
+    for (uint round = 0; round < rounds; ++round) {
+      const uint rows = i == 0u && round == 0u ? ROWS : 0u;
+      for (uint task = sg; task < kv + rows; task += nsg) {
+        if (task >= kv) tail_query_row(b, kvh, 0u, task - kv, lane, sgs);
+        else if (QR_COPIES >= 2 ? task == 1u : round == 1u)
+          tail_append_row(vs, QrWork(QR_COPIES - 1u, lane, sgs, true), b, kvh, i, old + i, table);
+        else
+          tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
+      }
+      barrier();  // (the arrays are reused by the next round)
     }
-    barrier();  // (the arrays are reused for the next token)
-  }
   // The new rows' stores are visible to this workgroup's loads from here.
   memoryBarrierBuffer();
   barrier();

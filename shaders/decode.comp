@@ -356,6 +356,7 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 const uint TAIL_DIM = QDIM;
+#define QR_COPIES 1  // (two: the H100 compiler gave the kernel 167 registers instead of 128)
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, V_DIM, V_GROUPS, V_GROUP, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)

@@ -196,6 +196,8 @@ TEST(ApiErrors, EmptyHandlesAndUnknownValues) {
                "command buffer is VK_NULL_HANDLE");
   expect_error([&] { cache.record_append(VK_NULL_HANDLE, seq, 0, 1, {}, {}); }, ErrorCode::invalid_argument,
                "command buffer is VK_NULL_HANDLE");
+  expect_error([&] { decoder.record_append_decode(VK_NULL_HANDLE, 0, seq, 1, {}, {}, {}, {}); },
+               ErrorCode::invalid_argument, "command buffer is VK_NULL_HANDLE");
 }
 
 // ---- Cache files through the public API (turbokv::Cache::save / save_all / load, inspect_cache_file)

@@ -26,11 +26,17 @@ namespace {
 constexpr double kExactBound = 1e-4;
 constexpr uint32_t kPage = 32;
 
+DecodeOptions fused_options() {
+  DecodeOptions o;
+  o.fusion = AppendFusion::fused;  // (automatic picks separate calls for short turbo caches)
+  return o;
+}
+
 struct FusedCase {
   KvType k_type = KvType::turbo3, v_type = KvType::turbo3;
   uint32_t head_dim = 128, kv_heads = 2, ratio = 4, m = 1;
   std::vector<uint32_t> old_lengths = {100};  // before the call
-  DecodeOptions options;
+  DecodeOptions options = fused_options();
   bool f16_rows = false;
   uint32_t seed = 1;
   uint32_t steps = 1;  // fused calls in a row, m new tokens each
@@ -236,6 +242,20 @@ TEST(AppendDecode, DecodeLoop) {
   c.steps = 3;
   c.seed = 5;
   c.options.splits = 2;
+  run_fused(c);
+}
+
+// The separate path (and the automatic choice, separate here for turbo) gives the same bytes and
+// outputs.
+TEST(AppendDecode, SeparateAndAutomatic) {
+  FusedCase c;
+  c.old_lengths = {20, 7};
+  c.m = 2;
+  c.options.fusion = AppendFusion::separate;
+  run_fused(c);
+  c.options.fusion = AppendFusion::automatic;
+  c.k_type = c.v_type = KvType::q8_0;  // automatic: fused
+  c.seed = 8;
   run_fused(c);
 }
 

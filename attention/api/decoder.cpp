@@ -83,4 +83,19 @@ void Decoder::record(VkCommandBuffer command_buffer, uint32_t layer, SequenceLis
   decoder.record(r, layer, ids, m, qt, ot, internal_options);
 }
 
+void Decoder::record_append_decode(VkCommandBuffer command_buffer, uint32_t layer, SequenceList seqs, uint32_t m,
+                                   DeviceSpan k, DeviceSpan v, DeviceSpan q, DeviceSpan out,
+                                   const DecodeOptions& options) {
+  auto& decoder = get();
+  if (!command_buffer)
+    tkv::fail(tkv::ErrorCode::invalid_argument, "record_append_decode: the command buffer is VK_NULL_HANDLE");
+  const auto ids = to_span(seqs);
+  const auto internal_options = detail::to_internal(options);
+  const tkv::DeviceTensor kt = to_tensor(k, "record_append_decode K"), vt = to_tensor(v, "record_append_decode V");
+  const tkv::DeviceTensor qt = to_tensor(q, "record_append_decode q"), ot = to_tensor(out, "record_append_decode out");
+  tkv::vk::Recorder r(cache_.get().context(), command_buffer);
+  r.barrier();  // the host's compute / transfer writes of the rows and q (and earlier uses of out) -> ours
+  decoder.record_append_decode(r, layer, ids, m, kt, vt, qt, ot, internal_options);
+}
+
 }  // namespace turbokv

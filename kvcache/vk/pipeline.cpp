@@ -303,13 +303,15 @@ Pipeline PipelineStore::build(const PipelineKey& key) {
     label += std::to_string(fnv1a(c, key.constants.size() * 4) % 1000000);
     dump_internal_representations(d, p.pipeline, ir_dir, label);
   }
-  if (spdlog::should_log(spdlog::level::debug)) {
+  // With TKV_PIPELINE_STATS the statistics are what the caller asked for: logged at info level.
+  const auto level = stats ? spdlog::level::info : spdlog::level::debug;
+  if (spdlog::should_log(level)) {
     std::string values;
     for (uint32_t c : key.constants) {
       if (!values.empty()) values += ',';
       values += std::to_string(c);
     }
-    spdlog::debug("turbokv: built pipeline {} with constants [{}] {}", key.shader, values, p.statistics);
+    spdlog::log(level, "turbokv: built pipeline {} with constants [{}] {}", key.shader, values, p.statistics);
   }
   return p;
 }
