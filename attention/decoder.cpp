@@ -188,6 +188,17 @@ bool Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
   return true;
 }
 
+void Decoder::check_call(const vk::Recorder& r, const DecodeOptions& options, const DeviceTensor& q,
+                         const DeviceTensor& out, const char* call) const {
+  if (&r.context() != &cache_.context())
+    fail(ErrorCode::invalid_argument, std::string(call) + ": the recorder belongs to another Vulkan context (" +
+                                          r.context().caps().name + ") than the cache's (" +
+                                          cache_.context().caps().name + ")");
+  check_options(options, call);
+  check_format(q.format, call, "q");
+  check_format(out.format, call, "out");
+}
+
 void Decoder::record(vk::Recorder& r, uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, DeviceTensor q,
                      DeviceTensor out, const DecodeOptions& options) {
   record_dispatch(r, layer, seqs, m, q, out, options, nullptr, nullptr);
@@ -197,15 +208,9 @@ void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<co
                                    DeviceTensor k, DeviceTensor v, DeviceTensor q, DeviceTensor out,
                                    const DecodeOptions& options) {
   // Entry checks before the lengths change (record_dispatch checks the rest again).
-  if (&r.context() != &cache_.context())
-    fail(ErrorCode::invalid_argument, "append_decode: the recorder belongs to another Vulkan context (" +
-                                          r.context().caps().name + ") than the cache's (" +
-                                          cache_.context().caps().name + ")");
-  check_options(options, "append_decode");
+  check_call(r, options, q, out, "append_decode");
   check_format(k.format, "append_decode", "K");
   check_format(v.format, "append_decode", "V");
-  check_format(q.format, "append_decode", "q");
-  check_format(out.format, "append_decode", "out");
   if (seqs.empty()) fail(ErrorCode::invalid_argument, "append_decode: no sequences given");
   if (m == 0 || m > 8) fail(ErrorCode::invalid_argument, "append_decode: m = " + std::to_string(m) + " is not in 1..8");
   const auto& c = cache_.config();
@@ -274,14 +279,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                               DeviceTensor q, DeviceTensor out, const DecodeOptions& options,
                               const DeviceTensor* new_k, const DeviceTensor* new_v) {
   const bool fused = new_k != nullptr;
-  // Entry checks.
-  if (&r.context() != &cache_.context())
-    fail(ErrorCode::invalid_argument, "decode: the recorder belongs to another Vulkan context (" +
-                                          r.context().caps().name + ") than the cache's (" +
-                                          cache_.context().caps().name + ")");
-  check_options(options, "decode");
-  check_format(q.format, "decode", "q");
-  check_format(out.format, "decode", "out");
+  check_call(r, options, q, out, "decode");  // entry checks
   DecodeShape s = shape(layer, seqs, m);
   if (fused) s.reserved_workgroups = s.batch * s.kv_heads;  // the tails (shaders/append_tail.glsl)
   const auto& caps = cache_.context().caps();

@@ -125,6 +125,9 @@ class Decoder {
                        DeviceTensor out, const DecodeOptions& options, const DeviceTensor* new_k,
                        const DeviceTensor* new_v);
   DecodeShape shape(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m) const;
+  // The recorder's context, the options, q's and out's formats (`call` names the caller).
+  void check_call(const vk::Recorder& r, const DecodeOptions& options, const DeviceTensor& q, const DeviceTensor& out,
+                  const char* call) const;
   DecodePlan make_plan(const DecodeShape& shape, const DecodeOptions& options) const;
   // Makes `buffer` hold at least `bytes` (a larger one is kept); true when it made a new one.
   bool ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);

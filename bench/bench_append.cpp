@@ -176,30 +176,12 @@ class AppendBench {
 
   // Appends of one token to every layer: the GPU time of each (µs), `repeat` in one submission.
   std::vector<double> time() {
-    auto& ctx = *context();
-    const uint32_t repeat = s_.repeat;
-    vk::TimestampPool timer(ctx, 2 * repeat);
-    auto record = [&](vk::Recorder& r, bool timed) {
-      if (timed) timer.reset(r);
-      for (uint32_t i = 0; i < repeat; ++i) {
-        if (timed) timer.write(r, 2 * i);
-        const uint64_t token = i % kSourceTokens;
-        for (uint32_t layer = 0; layer < s_.layers; ++layer) {
-          const uint64_t at = (token * s_.layers + layer) * row_bytes_;
-          cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
-        }
-        if (timed) timer.write(r, 2 * i + 1);
+    return time_repeats([&](vk::Recorder& r, uint64_t token) {
+      for (uint32_t layer = 0; layer < s_.layers; ++layer) {
+        const uint64_t at = (token * s_.layers + layer) * row_bytes_;
+        cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
       }
-    };
-    const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
-    const auto untimed = [&](vk::Recorder& r) { record(r, false); };
-    warm_up(ctx, untimed, rollback);
-    ctx.run([&](vk::Recorder& r) { record(r, true); });
-    rollback();
-    const auto ns = timer.read_ns();
-    std::vector<double> us;
-    for (uint32_t i = 0; i < repeat; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
-    return us;
+    });
   }
 
   // Whole decode steps (a call per layer, one token, batch 1) at the cache's depth, `repeat` in one
@@ -211,7 +193,7 @@ class AppendBench {
   };
   Steps time_steps() {
     auto& ctx = *context();
-    const uint32_t repeat = s_.repeat, per_q = s_.w.q_heads * s_.w.head_dim;
+    const uint32_t per_q = s_.w.q_heads * s_.w.head_dim;
     if (!q_) {
       std::mt19937 rng(11);
       std::normal_distribution<float> n(0.0f, 1.0f);
@@ -227,37 +209,23 @@ class AppendBench {
     const DeviceTensor q{q_.handle(), 0, uint64_t(per_q) * 4}, out{out_.handle(), 0, uint64_t(per_q) * 4};
     Steps steps;
     for (int way = 0; way < 3; ++way) {
-      vk::TimestampPool timer(ctx, 2 * repeat);
-      auto record = [&](vk::Recorder& r, bool timed) {
-        if (timed) timer.reset(r);
-        for (uint32_t i = 0; i < repeat; ++i) {
-          if (timed) timer.write(r, 2 * i);
-          const uint64_t token = i % kSourceTokens;
-          for (uint32_t layer = 0; layer < s_.layers; ++layer) {
-            const uint64_t at = (token * s_.layers + layer) * row_bytes_;
-            if (way == 0) {
-              decoder_->record(r, layer, seqs, 1, q, out);
-            } else if (way == 1) {
-              cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
-              decoder_->record(r, layer, seqs, 1, q, out);
-            } else {
-              DecodeOptions fused;
-              fused.fusion = AppendFusion::fused;  // (automatic may pick separate calls)
-              decoder_->record_append_decode(r, layer, seqs, 1, {k_src_.handle(), at, row_bytes_, tf},
-                                             {v_src_.handle(), at, row_bytes_, tf}, q, out, fused);
-            }
-          }
-          if (timed) timer.write(r, 2 * i + 1);
-        }
-      };
-      const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
-      const auto untimed = [&](vk::Recorder& r) { record(r, false); };
-      warm_up(ctx, untimed, rollback);
-      ctx.run([&](vk::Recorder& r) { record(r, true); });
-      rollback();
-      const auto ns = timer.read_ns();
       auto& dst = way == 0 ? steps.decode : way == 1 ? steps.separate : steps.fused;
-      for (uint32_t i = 0; i < repeat; ++i) dst.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+      dst = time_repeats([&](vk::Recorder& r, uint64_t token) {
+        for (uint32_t layer = 0; layer < s_.layers; ++layer) {
+          const uint64_t at = (token * s_.layers + layer) * row_bytes_;
+          if (way == 0) {
+            decoder_->record(r, layer, seqs, 1, q, out);
+          } else if (way == 1) {
+            cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
+            decoder_->record(r, layer, seqs, 1, q, out);
+          } else {
+            DecodeOptions fused;
+            fused.fusion = AppendFusion::fused;  // (automatic may pick separate calls)
+            decoder_->record_append_decode(r, layer, seqs, 1, {k_src_.handle(), at, row_bytes_, tf},
+                                           {v_src_.handle(), at, row_bytes_, tf}, q, out, fused);
+          }
+        }
+      });
     }
     return steps;
   }
@@ -281,6 +249,31 @@ class AppendBench {
     vk::Buffer b(*context(), bytes.size(), vk::MemoryKind::device);
     vk::upload(*context(), b, 0, bytes);
     return b;
+  }
+
+  // `repeat` steps recorded by step(recorder, source token) into one submission after a warm-up,
+  // the sequence rolled back to its depth after each submission: the GPU time of each step (µs).
+  std::vector<double> time_repeats(const std::function<void(vk::Recorder&, uint64_t)>& step) {
+    auto& ctx = *context();
+    const uint32_t repeat = s_.repeat;
+    vk::TimestampPool timer(ctx, 2 * repeat);
+    auto record = [&](vk::Recorder& r, bool timed) {
+      if (timed) timer.reset(r);
+      for (uint32_t i = 0; i < repeat; ++i) {
+        if (timed) timer.write(r, 2 * i);
+        step(r, i % kSourceTokens);
+        if (timed) timer.write(r, 2 * i + 1);
+      }
+    };
+    const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
+    const auto untimed = [&](vk::Recorder& r) { record(r, false); };
+    warm_up(ctx, untimed, rollback);
+    ctx.run([&](vk::Recorder& r) { record(r, true); });
+    rollback();
+    const auto ns = timer.read_ns();
+    std::vector<double> us;
+    for (uint32_t i = 0; i < repeat; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
+    return us;
   }
 
   Settings s_;
