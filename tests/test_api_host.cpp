@@ -221,6 +221,45 @@ TEST(ApiHostVulkan, RecordedStepsMatchSelfContainedEngine) {
     std::vector<float> host_path(q.size());
     decoder.decode(0, seqs, 1, {q16.data(), q16.size() * 2, turbokv::Format::f16}, {host_path.data(), out_bytes});
     EXPECT_EQ(max_abs_diff(host_path, out), 0.0f);
+
+    // Step 3: a token appended and decoded by one call per sequence batch on layer 1
+    // (record_append_decode): separate calls (automatic, for this short turbo cache), bit for bit
+    // the self-contained engine's append then decode; then fused, float64-exact over the cache.
+    for (turbokv::AppendFusion fusion : {turbokv::AppendFusion::automatic, turbokv::AppendFusion::fused}) {
+      Packer pack3(staging);
+      std::vector<float> k3, v3;
+      for (size_t s = 0; s < lengths.size(); ++s) {
+        const Rows r3 = random_sequence(rng, 1, 1, kv_heads, dim);
+        k3.insert(k3.end(), r3.k.begin(), r3.k.end());
+        v3.insert(v3.end(), r3.v.begin(), r3.v.end());
+      }
+      const VkDeviceSize k3_at = pack3.put(k3), v3_at = pack3.put(v3), q3_at = pack3.put(q);
+      turbokv::DecodeOptions options;
+      options.fusion = fusion;
+      cmd = host->begin();
+      host->copy(cmd, staging, 0, data, 0, pack3.used());
+      decoder.record_append_decode(cmd, 1, seqs, 1, {data.buffer, k3_at, k3.size() * 4}, {data.buffer, v3_at, v3.size() * 4},
+                                   {data.buffer, q3_at, q.size() * 4}, {out_dev.buffer, out_at, out_bytes}, options);
+      host->copy(cmd, out_dev, out_at, readback, 0, out_bytes);
+      HostVulkan::host_read_barrier(cmd);
+      host->submit_and_wait(cmd);
+      std::memcpy(out.data(), readback.mapped, out_bytes);
+      const size_t per_seq = size_t(kv_heads) * dim;
+      for (size_t s = 0; s < lengths.size(); ++s)
+        own_cache.append(own_seqs[s], 1, 1, {k3.data() + s * per_seq}, {v3.data() + s * per_seq});
+      own_decoder.decode(1, own_seqs, 1, {q.data(), q.size() * 4}, {own_out.data(), own_out.size() * 4});
+      if (fusion == turbokv::AppendFusion::automatic) EXPECT_EQ(max_abs_diff(out, own_out), 0.0f);
+      const auto ref3 = tkv::reference_decode(Access::cache(cache), 1, seqs, 1, q_heads, q);
+      EXPECT_LE(tkv::testing::max_head_error(out, ref3, dim), 1e-4) << "fusion " << uint32_t(fusion);
+      for (size_t s = 0; s < lengths.size(); ++s)
+        for (auto side : {tkv::Side::k, tkv::Side::v})
+          for (uint32_t h = 0; h < kv_heads; ++h) {
+            const uint32_t len = cache.length(seqs[s], 1);
+            EXPECT_EQ(Access::cache(cache).export_rows(seqs[s], 1, side, h, 0, len),
+                      Access::cache(own_cache).export_rows(own_seqs[s], 1, side, h, 0, len));
+          }
+    }
+    for (size_t s = 0; s < lengths.size(); ++s) EXPECT_EQ(cache.length(seqs[s], 1), lengths[s] + 3);
   }
   // Engine, caches and decoders are gone: the host's device is still the host's.
   VkCommandBuffer cmd = host->begin();

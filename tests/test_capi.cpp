@@ -294,6 +294,29 @@ TEST(CApi, AdoptedEngineRecordsIntoHostCommandBuffer) {
               TKV_SUCCESS);
     EXPECT_EQ(recorded, expected);
 
+    // One more token appended and decoded by one call (separate calls for this short turbo
+    // cache): the twin's append and decode, bit for bit.
+    const auto k1 = tkv::testing::random_rows(rng, 1, kv_heads, dim, true);
+    const auto v1 = tkv::testing::random_rows(rng, 1, kv_heads, dim, false);
+    HostBuffer rows1 = host->buffer((k1.size() + v1.size()) * 4 + 256, true);
+    std::memcpy(rows1.mapped, k1.data(), k1.size() * 4);
+    std::memcpy(static_cast<char*>(rows1.mapped) + k1.size() * 4, v1.data(), v1.size() * 4);
+    const tkv_device_span k1s = {rows1.buffer, 0, k1.size() * 4, TKV_FORMAT_F32};
+    const tkv_device_span v1s = {rows1.buffer, k1.size() * 4, v1.size() * 4, TKV_FORMAT_F32};
+    cmd = host->begin();
+    ASSERT_EQ(tkv_decoder_record_append_decode(decoder, cmd, 0, &seq, 1, 1, &k1s, &v1s, &qs, &os, nullptr), TKV_SUCCESS)
+        << last_error();
+    expect_status(tkv_decoder_record_append_decode(decoder, cmd, 0, &seq, 1, 1, &short_k, &v1s, &qs, &os, nullptr),
+                  TKV_ERROR_INVALID_ARGUMENT, {"tkv_decoder_record_append_decode", "K rows hold 64 bytes"});
+    HostVulkan::host_read_barrier(cmd);
+    host->submit_and_wait(cmd);
+    std::memcpy(recorded.data(), static_cast<char*>(out.mapped) + 260, q.size() * 4);
+    ASSERT_EQ(tkv_cache_append(twin, twin_seq, 0, 1, k1.data(), TKV_FORMAT_F32, v1.data(), TKV_FORMAT_F32), TKV_SUCCESS);
+    ASSERT_EQ(tkv_decode(twin_decoder, 0, &twin_seq, 1, 1, q.data(), q.size() * 4, TKV_FORMAT_F32, expected.data(),
+                         expected.size() * 4, TKV_FORMAT_F32, nullptr),
+              TKV_SUCCESS);
+    EXPECT_EQ(recorded, expected);
+
     tkv_decoder_destroy(decoder);
     tkv_decoder_destroy(twin_decoder);
     tkv_cache_destroy(cache);

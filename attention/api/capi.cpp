@@ -358,6 +358,18 @@ tkv_status tkv_decoder_record(tkv_decoder* decoder, VkCommandBuffer command_buff
   });
 }
 
+tkv_status tkv_decoder_record_append_decode(tkv_decoder* decoder, VkCommandBuffer command_buffer, uint32_t layer,
+                                            const uint32_t* sequences, uint32_t batch, uint32_t m,
+                                            const tkv_device_span* k, const tkv_device_span* v,
+                                            const tkv_device_span* q, const tkv_device_span* out,
+                                            const tkv_decode_options* options) {
+  return guarded("tkv_decoder_record_append_decode", [&] {
+    need(decoder, "decoder").decoder.record_append_decode(command_buffer, layer, sequence_list(sequences, batch), m,
+                                                          span(k, "k"), span(v, "v"), span(q, "q"), span(out, "out"),
+                                                          decode_options(options));
+  });
+}
+
 tkv_status tkv_decoder_plan(const tkv_decoder* decoder, uint32_t layer, const uint32_t* sequences, uint32_t batch,
                             uint32_t m, const tkv_decode_options* options, tkv_plan* plan) {
   return guarded("tkv_decoder_plan", [&] {

@@ -62,6 +62,7 @@ inline tkv::DecodeOptions to_internal(const DecodeOptions& o) {
   r.window = o.window;
   r.splits = o.splits;
   r.variant = to_internal(o.variant);
+  r.fusion = tkv::AppendFusion(uint32_t(o.fusion));  // (record_append_decode checks the value)
   return r;
 }
 

@@ -118,6 +118,8 @@ struct HostOutput {
   Format format = Format::f32;
 };
 
+enum class AppendFusion : uint32_t { automatic = 0, fused = 1, separate = 2 };
+
 // Attention semantics of one decode call. The m queries of a sequence are its m newest tokens
 // (already appended): query i attends to positions [0, length - m + i], causal among the new ones.
 struct DecodeOptions {
@@ -126,6 +128,10 @@ struct DecodeOptions {
   uint32_t window = 0;     // sliding window: attend to the last `window` positions; 0: off
   uint32_t splits = 0;     // split-K count; 0: the plan's choice
   Variant variant = Variant::automatic;
+  // Decoder::record_append_decode only: the append in the decode dispatch (fused), or an append
+  // and then a decode call (separate); automatic: whichever was faster on an H100 (fused unless
+  // K or V is turbo and the longest sequence is under 12K tokens).
+  AppendFusion fusion = AppendFusion::automatic;
 };
 
 // What a decode call would run with (Decoder::plan): the kernel's schedule and why.
