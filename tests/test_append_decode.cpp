@@ -210,6 +210,16 @@ TEST(AppendDecode, OptionsAndRowFormats) {
   c.k_type = c.v_type = KvType::q8_0;
   c.seed = 3;
   run_fused(c);
+  // Head dim 256: the widest rows the quantizer's arrays hold.
+  FusedCase w;
+  w.k_type = KvType::turbo4;
+  w.v_type = KvType::f16;
+  w.head_dim = 256;
+  w.ratio = 2;
+  w.m = 3;
+  w.old_lengths = {40};
+  w.seed = 4;
+  run_fused(w);
 }
 
 // Every variant the device offers for a type: the scalar kernel's dequant variants and, where the
