@@ -6,15 +6,22 @@
 // `base` (len - M rounded down to a tile of 16) are the regular splits' (the kernels cover
 // [0, base) instead of [0, len)); the tail [base, len), at most 15 old and 8 new tokens, belongs
 // to one extra workgroup per (sequence, KV head), the grid's first column (the splits are
-// x = 1 .. splits, so that the tails start first; the plan leaves them room in the first wave). It alone reads or writes the words of those tiles, so nothing in the dispatch reads
-// what it writes: it quantizes and stores the new K and V rows (quantize_row.glsl, the append's
-// code), then reads the tail back from the pool and, for every row chunk of the KV head, writes
-// the tail's partials (m, l, o) as split slot n_reg (the regular splits holding tokens), counts
-// itself in, and merges when it is the group's last (split_merge.glsl).
+// x = 1 .. splits, so that the tails start first; the plan leaves them room in the first wave).
+// It alone reads or writes the words of those tiles, so nothing in the dispatch reads what it
+// writes: it quantizes and stores the new K and V rows (quantize_row.glsl, the append's code),
+// then reads the tail back from the pool and, for every row chunk of the KV head, writes the
+// tail's partials (m, l, o) as split slot n_reg (the regular splits holding tokens), counts itself
+// in, and merges when it is the group's last (split_merge.glsl).
+//
+// Cost (H100, bench/results/2026-11-25-h100-session9): the tail's chain is ~20 us from the
+// dispatch's start, about half quantizing turbo rows and half reading back and attending; calls
+// whose splits take longer hide it (turbo from ~12K tokens, f16 and q8_0 from 4K), shorter ones
+// wait for it (Decoder::record_append_decode then appends separately).
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
-// split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM, KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE,
-// K_TYPE, V_DIM, TAIL_DIM (the larger stored dim); RowShape tail_shape(bool is_v) (after
+// split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
+// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM, TAIL_DIM (the larger stored
+// dim); QR_COPIES (1 or 2, default 2); RowShape tail_shape(bool is_v) (after
 // quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x TAIL_DIM floats) and
 // hadamard_rows on them; load_q; merge_splits, finish_rows; the push constants pc.k_new, pc.v_new
 // (elements to the new rows), pc.scale, pc.softcap, pc.window, pc.chunk; the constants
@@ -153,8 +160,8 @@ void tail_query_row(uint b, uint kvh, uint row0, uint j, uint lane, uint n) {
 
 // The workgroup x = 0 of row chunk 0, for sequence b (length len, page table at `table`) and
 // KV head kvh. Its subgroups share out tasks, each done by one subgroup (subgroup barriers
-// only): the new tokens' K and V rows (in copies 0 and 1 of the quantizer's arrays) and the
-// first chunk's query rows.
+// only): the new tokens' K and V rows (at once in two copies of the quantizer's arrays, or in
+// turn in one) and the first chunk's query rows.
 void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads) {
   const RowShape ks = tail_shape(false), vs = tail_shape(true);
   const uint old = len - M, base = old - old % 16u, n_tail = len - base;
