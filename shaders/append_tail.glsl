@@ -21,7 +21,12 @@
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
 // KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM, TAIL_DIM (the larger stored
-// dim); QR_COPIES (1 or 2, default 2); RowShape tail_shape(bool is_v) (after
+// dim); QR_COPIES (1 or 2, default 2); TAIL_SUBGROUP_TASKS (true: the tail's rows are shared
+// out to its subgroups, each synchronised by subgroup barriers only; false: the whole workgroup
+// does one row at a time, for drivers that may make a subgroup barrier a workgroup one, where
+// one subgroup's barrier in a branch would wait for the others: llvmpipe's NIR backend emits a
+// workgroup barrier for any execution scope, and lavapipe once timed out here under load);
+// RowShape tail_shape(bool is_v) (after
 // quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x TAIL_DIM floats) and
 // hadamard_rows on them; load_q; merge_splits, finish_rows; the push constants pc.k_new, pc.v_new
 // (elements to the new rows), pc.scale, pc.softcap, pc.window, pc.chunk; the constants
@@ -158,6 +163,27 @@ void tail_query_row(uint b, uint kvh, uint row0, uint j, uint lane, uint n) {
   for (uint d = lane; d < ks.stored_dim; d += n) R_SET(j, d, R_GET(j, d) * sign2(d % G) * inv_sqrt_group(G));
 }
 
+// The chunk's query rows as tail_query_row makes them, by the whole workgroup (ends with a barrier).
+void tail_query_rows(uint b, uint kvh, uint row0, uint tid, uint nthreads) {
+  const RowShape ks = tail_shape(false);
+  const uint G = ks.group_elems;
+  for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
+    const uint j = e / ks.stored_dim, d = e % ks.stored_dim, gr = row0 + j;
+    float v = 0.0;
+    if (gr < RM && d < HEAD_DIM)
+      v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
+    R_SET(j, d, K_TYPE >= TYPE_TURBO2 ? v * sign1(d % G) : v);
+  }
+  barrier();
+  if (K_TYPE < TYPE_TURBO2) return;
+  hadamard_rows(ROWS, ks.stored_dim, G, tid, nthreads);
+  for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
+    const uint j = e / ks.stored_dim, d = e % ks.stored_dim;
+    R_SET(j, d, R_GET(j, d) * sign2(d % G) * inv_sqrt_group(G));
+  }
+  barrier();
+}
+
 // The workgroup x = 0 of row chunk 0, for sequence b (length len, page table at `table`) and
 // KV head kvh. Its subgroups share out tasks, each done by one subgroup (subgroup barriers
 // only): the new tokens' K and V rows (at once in two copies of the quantizer's arrays, or in
@@ -167,21 +193,32 @@ void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads
   const uint old = len - M, base = old - old % 16u, n_tail = len - base;
   const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
   const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
-  // Each round's tasks go to the subgroups: the K and V rows (with one copy of the quantizer's
-  // arrays, K in a round and V in the next), and once the first chunk's query rows.
-  const uint rounds = QR_COPIES >= 2 ? 1u : 2u, kv = QR_COPIES >= 2 ? 2u : 1u;
-  for (uint i = 0; i < M; ++i)
-    for (uint round = 0; round < rounds; ++round) {
-      const uint rows = i == 0u && round == 0u ? ROWS : 0u;
-      for (uint task = sg; task < kv + rows; task += nsg) {
-        if (task >= kv) tail_query_row(b, kvh, 0u, task - kv, lane, sgs);
-        else if (QR_COPIES >= 2 ? task == 1u : round == 1u)
-          tail_append_row(vs, QrWork(QR_COPIES - 1u, lane, sgs, true), b, kvh, i, old + i, table);
-        else
-          tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
+  if (TAIL_SUBGROUP_TASKS) {
+    // Each round's tasks go to the subgroups: the K and V rows (with one copy of the quantizer's
+    // arrays, K in a round and V in the next), and once the first chunk's query rows.
+    const uint rounds = QR_COPIES >= 2 ? 1u : 2u, kv = QR_COPIES >= 2 ? 2u : 1u;
+    for (uint i = 0; i < M; ++i)
+      for (uint round = 0; round < rounds; ++round) {
+        const uint rows = i == 0u && round == 0u ? ROWS : 0u;
+        for (uint task = sg; task < kv + rows; task += nsg) {
+          if (task >= kv) tail_query_row(b, kvh, 0u, task - kv, lane, sgs);
+          else if (QR_COPIES >= 2 ? task == 1u : round == 1u)
+            tail_append_row(vs, QrWork(QR_COPIES - 1u, lane, sgs, true), b, kvh, i, old + i, table);
+          else
+            tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
+        }
+        barrier();  // (the arrays are reused by the next round)
       }
-      barrier();  // (the arrays are reused by the next round)
+  } else {
+    // The whole workgroup on each row in turn (workgroup barriers only).
+    for (uint i = 0; i < M; ++i) {
+      tail_append_row(ks, QrWork(0u, tid, nthreads, false), b, kvh, i, old + i, table);
+      barrier();
+      tail_append_row(vs, QrWork(0u, tid, nthreads, false), b, kvh, i, old + i, table);
+      barrier();
     }
+    tail_query_rows(b, kvh, 0u, tid, nthreads);
+  }
   // The new rows' stores are visible to this workgroup's loads from here.
   memoryBarrierBuffer();
   barrier();
@@ -189,8 +226,12 @@ void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads
   const uint n = splits_with_tokens(base, pc.chunk) + 1u;  // the regular splits holding tokens, and this
   for (uint row0 = 0; row0 < RM; row0 += ROWS) {
     if (row0 > 0u) {
-      for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j, lane, sgs);
-      barrier();
+      if (TAIL_SUBGROUP_TASKS) {
+        for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j, lane, sgs);
+        barrier();
+      } else {
+        tail_query_rows(b, kvh, row0, tid, nthreads);
+      }
     }
     // Scores: soft-cap, then each row's causal and window mask.
     for (uint t0 = 0; t0 < n_tail; t0 += TAIL_BATCH) {

@@ -227,6 +227,7 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 const uint TAIL_DIM = DIM, K_DIM = DIM;
+const bool TAIL_SUBGROUP_TASKS = true;  // (tc runs on NVIDIA's subgroups of 32 only)
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
