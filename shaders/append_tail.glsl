@@ -136,17 +136,20 @@ void tail_stage(RowShape s, uint kvh, uint table, uint base, uint t0, uint n, ui
   barrier();
 }
 
+// Element d of query row gr, scaled, with the rotation's first signs (turbo K; groups of G).
+float tail_q(uint b, uint kvh, uint gr, uint d, uint G) {
+  float v = 0.0;
+  if (gr < RM && d < HEAD_DIM)
+    v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
+  return K_TYPE >= TYPE_TURBO2 ? v * sign1(d % G) : v;
+}
+
 // Query row j of the chunk at row0 (scaled), rotated as the cache's K rows were, into R row j,
 // by one subgroup (lane of n).
 void tail_query_row(uint b, uint kvh, uint row0, uint j, uint lane, uint n) {
   const RowShape ks = tail_shape(false);
   const uint gr = row0 + j, G = ks.group_elems;
-  for (uint d = lane; d < ks.stored_dim; d += n) {
-    float v = 0.0;
-    if (gr < RM && d < HEAD_DIM)
-      v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
-    R_SET(j, d, K_TYPE >= TYPE_TURBO2 ? v * sign1(d % G) : v);
-  }
+  for (uint d = lane; d < ks.stored_dim; d += n) R_SET(j, d, tail_q(b, kvh, gr, d, G));
   if (K_TYPE < TYPE_TURBO2) return;
   subgroupMemoryBarrierShared();
   subgroupBarrier();
@@ -168,11 +171,8 @@ void tail_query_rows(uint b, uint kvh, uint row0, uint tid, uint nthreads) {
   const RowShape ks = tail_shape(false);
   const uint G = ks.group_elems;
   for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
-    const uint j = e / ks.stored_dim, d = e % ks.stored_dim, gr = row0 + j;
-    float v = 0.0;
-    if (gr < RM && d < HEAD_DIM)
-      v = load_q(pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM + d) * pc.scale;
-    R_SET(j, d, K_TYPE >= TYPE_TURBO2 ? v * sign1(d % G) : v);
+    const uint j = e / ks.stored_dim, d = e % ks.stored_dim;
+    R_SET(j, d, tail_q(b, kvh, row0 + j, d, G));
   }
   barrier();
   if (K_TYPE < TYPE_TURBO2) return;
