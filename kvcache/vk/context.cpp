@@ -560,8 +560,13 @@ void Context::submit_and_wait(VkCommandBuffer command_buffer) {
   TKV_VK(vkResetFences(device_, 1, &fence_));
   TKV_VK(vkQueueSubmit(queue_, 1, &submit, fence_));
   // A bounded wait: a hung GPU becomes an error instead of a hang (60 s is far beyond any call).
-  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, 60ull * 1000 * 1000 * 1000);
-  if (r == VK_TIMEOUT) fail(ErrorCode::vulkan, "vkWaitForFences timed out after 60 s (GPU hang?)");
+  // CPU drivers get 10 minutes: lavapipe compiles a pipeline's shader at its first dispatch,
+  // inside the wait (the fused decode kernel, driver-specialized: 37-44 s on 2 cores, more under
+  // load: the sanitizer run's timeouts of session 9).
+  const uint64_t seconds = caps_.device_class == DeviceClass::cpu ? 600 : 60;
+  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, seconds * 1000 * 1000 * 1000);
+  if (r == VK_TIMEOUT)
+    fail(ErrorCode::vulkan, "vkWaitForFences timed out after " + std::to_string(seconds) + " s (GPU hang?)");
   check(r, "vkWaitForFences");
 }
 
