@@ -34,9 +34,10 @@ struct DecodePush {
 };
 
 // Shared memory the fused append's tail adds to a decode kernel (mirrors quantize_row.glsl and
-// append_tail.glsl: the row, codes, norms, tile masks; the staged tokens, scores, m and l).
-uint32_t tail_shared_bytes(uint32_t tail_dim, uint32_t rows) {
-  return 4 * (256 + 256 + 8 + 8 + 2 * 128) + 4 * 8 * (tail_dim + 1) + 4 * rows * 24 + 4 * rows * 2;
+// append_tail.glsl: per copy of the quantizer's arrays the row, codes, norms, tile masks; then the
+// new tokens' scores, m and l per row). The scalar kernel keeps one copy, tc two.
+uint32_t tail_shared_bytes(uint32_t copies, uint32_t rows) {
+  return 4 * copies * (256 + 256 + 8 + 8 + 2 * 128) + 4 * rows * 8 + 4 * rows * 2;
 }
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
@@ -281,7 +282,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   const bool fused = new_k != nullptr;
   check_call(r, options, q, out, "decode");  // entry checks
   DecodeShape s = shape(layer, seqs, m);
-  if (fused) s.reserved_workgroups = s.batch * s.kv_heads;  // the tails (shaders/append_tail.glsl)
+  if (fused) s.reserved_per_group = 1;  // the tails (shaders/append_tail.glsl)
   const auto& caps = cache_.context().caps();
   const DecodePlan p = make_plan(s, options);
   // describe() builds a string: only when someone listens (record runs once per layer and token).
@@ -356,7 +357,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     constants.push_back(uint32_t(new_k->format));
     constants.push_back(uint32_t(new_v->format));
     const uint32_t budget = std::min<uint32_t>(caps.max_shared_memory ? caps.max_shared_memory : 16384, 49152);
-    const uint32_t bytes = p.shared_bytes + tail_shared_bytes(std::max(kl.stored_dim, vl.stored_dim), p.rows);
+    const uint32_t bytes = p.shared_bytes + tail_shared_bytes(tc ? 2 : 1, p.rows);
     if (bytes > budget) {
       spdlog::debug("turbokv append_decode: the fused kernel needs {} B of shared memory, the device offers {}: "
                     "append, then decode", bytes, budget);

@@ -232,8 +232,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     // The most workgroups per unit where the splits stay long enough, else fewer.
     const bool tc = p.variant == Variant::tc;
     auto room = [&](uint32_t per_unit) {
-      const uint32_t all = per_unit * compute_units(caps);
-      return std::max<uint32_t>(all > s.reserved_workgroups ? all - s.reserved_workgroups : 0, 1);
+      const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
+      return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
     };
     uint32_t target = room(tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit);
     uint32_t steps = steps_for(target);

@@ -26,9 +26,9 @@ struct DecodeShape {
   // Each sequence's length (a ragged batch); empty: every sequence max_context long. The split
   // planner fills the GPU from the workgroups that hold tokens, so short sequences count less.
   std::vector<uint32_t> lengths;
-  // Workgroups of the same dispatch besides the splits' (the fused append's tails, one per
-  // sequence and KV head): the split planner leaves them room in the first wave.
-  uint32_t reserved_workgroups = 0;
+  // Workgroups of the same dispatch besides the splits', per (sequence, KV head, row chunk)
+  // group (the fused append's tails, one each): the split planner leaves them room in the first wave.
+  uint32_t reserved_per_group = 0;
 };
 
 // What the caller asks for beyond the shape; zero / automatic: the plan's choice.

@@ -2,21 +2,19 @@
 // decode_tc_append): one dispatch appends each sequence's M new tokens to the layer and decodes
 // their M queries, what record_append followed by a decode call does in three dispatches.
 //
-// The call's length `len` counts the new tokens; they sit at [len - M, len). The tokens before
-// `base` (len - M rounded down to a tile of 16) are the regular splits' (the kernels cover
-// [0, base) instead of [0, len)); the tail [base, len), at most 15 old and 8 new tokens, belongs
-// to one extra workgroup per (sequence, KV head), the grid's first column (the splits are
-// x = 1 .. splits, so that the tails start first; the plan leaves them room in the first wave).
-// It alone reads or writes the words of those tiles, so nothing in the dispatch reads what it
-// writes: it quantizes and stores the new K and V rows (quantize_row.glsl, the append's code),
-// then reads the tail back from the pool and, for every row chunk of the KV head, writes the
-// tail's partials (m, l, o) as split slot n_reg (the regular splits holding tokens), counts itself
-// in, and merges when it is the group's last (split_merge.glsl).
+// The call's length `len` counts the new tokens; they sit at [old, len), old = len - M. The
+// regular splits cover [0, old) as a decode call over the old tokens would (x = 1 .. splits). One
+// extra workgroup per (sequence, KV head, row chunk), the grid's first column (dispatched first;
+// the plan leaves the tails room in the first wave), quantizes the new K and V rows with the
+// append's own code (quantize_row.glsl) and, in row chunk 0, stores them; it attends its chunk's
+// query rows to the new tokens from their codes in shared memory, writes that as split slot n - 1
+// (after the n - 1 regular splits holding tokens), counts itself in, and merges when it is the
+// group's last (split_merge.glsl). Nothing reads the new tokens back in this dispatch.
 //
-// Cost (H100, bench/results/2026-11-25-h100-session9): the tail's chain is ~20 us from the
-// dispatch's start, about half quantizing turbo rows and half reading back and attending; calls
-// whose splits take longer hide it (turbo from ~12K tokens, f16 and q8_0 from 4K), shorter ones
-// wait for it (Decoder::record_append_decode then appends separately).
+// The split that holds the last old tokens reads tile words (turbo) or scale words whose other
+// bits the tail sets meanwhile: the tail only clears and sets the new tokens' bits (atomics on
+// whole words, 16-bit stores of norms), so the old tokens' bits read the same whichever comes
+// first, and the kernels mask tokens past their range (their values never reach a sum).
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
@@ -25,8 +23,7 @@
 // out to its subgroups, each synchronised by subgroup barriers only; false: the whole workgroup
 // does one row at a time, for drivers that may make a subgroup barrier a workgroup one, where
 // one subgroup's barrier in a branch would wait for the others: llvmpipe's NIR backend emits a
-// workgroup barrier for any execution scope, and lavapipe once timed out here under load);
-// RowShape tail_shape(bool is_v) (after
+// workgroup barrier for any execution scope); RowShape tail_shape(bool is_v) (after
 // quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x TAIL_DIM floats) and
 // hadamard_rows on them; load_q; merge_splits, finish_rows; the push constants pc.k_new, pc.v_new
 // (elements to the new rows), pc.scale, pc.softcap, pc.window, pc.chunk; the constants
@@ -34,12 +31,11 @@
 #ifndef TKV_APPEND_TAIL_GLSL
 #define TKV_APPEND_TAIL_GLSL
 
-// The pools, written here (binding 0: K, 1: V). `coherent`: the tail reads back what its own
-// invocations wrote, after a barrier.
-layout(std430, binding = 0) coherent buffer KPoolRW { uint k_rw[]; };
-layout(std430, binding = 0) coherent buffer KPoolRW16 { uint16_t k_rw16[]; };
-layout(std430, binding = 1) coherent buffer VPoolRW { uint v_rw[]; };
-layout(std430, binding = 1) coherent buffer VPoolRW16 { uint16_t v_rw16[]; };
+// The pools, written here (binding 0: K, 1: V); nothing in the dispatch reads these words back.
+layout(std430, binding = 0) buffer KPoolRW { uint k_rw[]; };
+layout(std430, binding = 0) buffer KPoolRW16 { uint16_t k_rw16[]; };
+layout(std430, binding = 1) buffer VPoolRW { uint v_rw[]; };
+layout(std430, binding = 1) buffer VPoolRW16 { uint16_t v_rw16[]; };
 // The new rows: [batch][M][KV_HEADS][HEAD_DIM] each, f32 or f16.
 layout(std430, binding = 8) readonly buffer NewK { uint new_k[]; };
 layout(std430, binding = 9) readonly buffer NewV { uint new_v[]; };
@@ -61,17 +57,14 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
   else k_rw16[index] = uint16_t(value);
 }
 #ifndef QR_COPIES
-#define QR_COPIES 2  // the K and V rows at once (the includer may keep one copy: one after the other)
+#define QR_COPIES 2  // two rows at once (the includer may keep one copy: one row after the other)
 #endif
 #include "quantize_row.glsl"
 RowShape tail_shape(bool is_v);  // the includer's
 
-const uint TAIL_TOKENS = 24;  // at most 15 old and 8 new
-const uint TAIL_BATCH = 8;    // tokens staged at a time
-const uint TAIL_STRIDE = TAIL_DIM + 1;  // (rows of the stage one bank apart)
-shared float tail_kv[TAIL_BATCH * TAIL_STRIDE];  // staged K or V values of a batch of tail tokens
-shared float tail_p[ROWS * TAIL_TOKENS];         // per row and tail token: score, then probability
-shared float tail_ml[ROWS * 2];                  // per row: m, l
+const uint TAIL_TOKENS = 8;                // the new tokens, M <= 8
+shared float tail_p[ROWS * TAIL_TOKENS];  // per row and new token: score, then probability
+shared float tail_ml[ROWS * 2];           // per row: m, l
 
 float tail_new(bool is_v, uint index) {
   if (is_v ? V_NEW_F16 != 0u : K_NEW_F16 != 0u) {
@@ -81,59 +74,25 @@ float tail_new(bool is_v, uint index) {
   return uintBitsToFloat(is_v ? new_v[index] : new_k[index]);
 }
 
-uint tail_word(bool is_v, uint word) { return is_v ? v_rw[word] : k_rw[word]; }
-float tail_half(bool is_v, uint index) { return half_to_float(uint(is_v ? v_rw16[index] : k_rw16[index])); }
-
-// `n` bits from bit `bit` of a tile lane's word sequence (word i at lane_word + 32 i).
-uint tail_bits(bool is_v, uint lane_word, uint bit, uint n) {
-  const uint w = bit / 32u, b = bit % 32u;
-  uint x = tail_word(is_v, lane_word + 32u * w) >> b;
-  if (b + n > 32u) x |= tail_word(is_v, lane_word + 32u * (w + 1u)) << (32u - b);
-  return x & ((1u << n) - 1u);
+// Element e of the row quantized in `copy` (qr_code, qr_scale), the value the kernels compute
+// with once it is stored: turbo norm x centroid (rotated domain), q8_0 d x q, f16 itself.
+float qr_value(RowShape s, uint copy, uint e) {
+  const uint code = qr_code[copy * 256u + e];
+  if (s.type == TYPE_F16) return half_to_float(code);
+  const float scale = half_to_float(qr_scale[copy * 8u + e / s.group_elems]);
+  if (s.type == TYPE_Q8_0) return float(int(code << 24) >> 24) * scale;
+  return scale * qr_codebook(s.type, code);
 }
 
-// Element e of token `slot` of `page`, head `head`, as the kernels compute with it: turbo in the
-// rotated domain (norm x centroid), q8_0 d x q, f16 itself.
-float tail_value(RowShape s, uint page, uint head, uint slot, uint e) {
-  const uint region = qr_region(s, page, head);
-  if (s.type >= TYPE_TURBO2) {
-    const uint bits = qr_index_bits(s.type), mb = bits - 1u, fb = 2u * bits, t = slot % 16u;
-    const uint tile = qr_tile(s, region, slot);
-    const uvec3 ts = tile_slot(!s.is_v, t, e);
-    const uint mag = tail_bits(s.is_v, tile / 4u + ts.x, fb * ts.y + mb * ts.z, mb);
-    const uint neg = tail_bits(s.is_v, tile / 4u + ts.x, fb * ts.y + 2u * mb + ts.z, 1u);
-    const float norm =
-        tail_half(s.is_v, (tile + 16u * s.bits_row + 32u * (e / s.group_elems) + 4u * (t % 8u) + 2u * (t / 8u)) / 2u);
-    return norm * qr_codebook(s.type, index_of(mag, neg, bits));
-  }
-  if (s.type == TYPE_F16) return tail_half(s.is_v, (region + slot * s.bits_row) / 2u + e);
-  const uint byte_at = region + slot * s.bits_row + e;
-  const int q = int(tail_word(s.is_v, byte_at / 4u) << (24u - 8u * (byte_at % 4u))) >> 24;
-  return float(q) * tail_half(s.is_v, (region + s.page_size * s.bits_row + slot * 2u * s.groups) / 2u + e / 32u);
-}
-
-// New token i's row of one side, quantized and stored by the group `w`.
-void tail_append_row(RowShape s, QrWork w, uint b, uint kvh, uint i, uint pos, uint table) {
+// New token i's row of one side quantized by the group `w` into its copy of the quantizer's
+// arrays, and stored to the cache where `store`.
+void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i, uint pos, uint table, bool store) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
   for (uint e = w.tid; e < s.stored_dim; e += w.nthreads)
     qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
   qr_sync(w);
   qr_quantize(s, w);
-  qr_store(s, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
-}
-
-// Tail tokens t0 .. t0 + TAIL_BATCH - 1 (those below n) of one side into tail_kv. An invocation
-// takes an element of every token, so that its loads are in flight together.
-void tail_stage(RowShape s, uint kvh, uint table, uint base, uint t0, uint n, uint tid, uint nthreads) {
-  for (uint e = tid; e < s.stored_dim; e += nthreads) {
-    float x[TAIL_BATCH];
-    [[unroll]] for (uint u = 0; u < TAIL_BATCH; ++u) {
-      const uint pos = base + t0 + u;
-      x[u] = t0 + u < n ? tail_value(s, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE, e) : 0.0;
-    }
-    [[unroll]] for (uint u = 0; u < TAIL_BATCH; ++u) tail_kv[u * TAIL_STRIDE + e] = x[u];
-  }
-  barrier();
+  if (store) qr_store(s, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
 }
 
 // Element d of query row gr, scaled, with the rotation's first signs (turbo K; groups of G).
@@ -184,122 +143,101 @@ void tail_query_rows(uint b, uint kvh, uint row0, uint tid, uint nthreads) {
   barrier();
 }
 
-// The workgroup x = 0 of row chunk 0, for sequence b (length len, page table at `table`) and
-// KV head kvh. Its subgroups share out tasks, each done by one subgroup (subgroup barriers
-// only): the new tokens' K and V rows (at once in two copies of the quantizer's arrays, or in
-// turn in one) and the first chunk's query rows.
-void append_tail(uint b, uint kvh, uint len, uint table, uint tid, uint nthreads) {
+// The workgroup x = 0 of row chunk `row_chunk`, for sequence b (length len, page table at
+// `table`) and KV head kvh. The 2M new rows (K_0 .. K_M-1, then V_0 .. V_M-1) go through the
+// quantizer C at a time, C = QR_COPIES with subgroup tasks (a subgroup per row; the chunk's
+// query rows meanwhile on the other subgroups), else 1 (the whole workgroup). After each round the
+// K rows' scores come from their codes, the softmax follows the last K row, and the V rows add
+// to the output rows (R, free once the scores are done).
+void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint tid, uint nthreads) {
   const RowShape ks = tail_shape(false), vs = tail_shape(true);
-  const uint old = len - M, base = old - old % 16u, n_tail = len - base;
+  const uint old = len - M, row0 = row_chunk * ROWS;
+  const bool store = row_chunk == 0u;  // (every chunk's tail quantizes the same rows; one stores them)
   const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
   const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
-  if (TAIL_SUBGROUP_TASKS) {
-    // Each round's tasks go to the subgroups: the K and V rows (with one copy of the quantizer's
-    // arrays, K in a round and V in the next), and once the first chunk's query rows.
-    const uint rounds = QR_COPIES >= 2 ? 1u : 2u, kv = QR_COPIES >= 2 ? 2u : 1u;
-    for (uint i = 0; i < M; ++i)
-      for (uint round = 0; round < rounds; ++round) {
-        const uint rows = i == 0u && round == 0u ? ROWS : 0u;
-        for (uint task = sg; task < kv + rows; task += nsg) {
-          if (task >= kv) tail_query_row(b, kvh, 0u, task - kv, lane, sgs);
-          else if (QR_COPIES >= 2 ? task == 1u : round == 1u)
-            tail_append_row(vs, QrWork(QR_COPIES - 1u, lane, sgs, true), b, kvh, i, old + i, table);
-          else
-            tail_append_row(ks, QrWork(0u, lane, sgs, true), b, kvh, i, old + i, table);
-        }
-        barrier();  // (the arrays are reused by the next round)
+  const uint C = TAIL_SUBGROUP_TASKS ? QR_COPIES : 1u;
+  if (!TAIL_SUBGROUP_TASKS) tail_query_rows(b, kvh, row0, tid, nthreads);
+  for (uint r0 = 0; r0 < 2u * M; r0 += C) {
+    if (TAIL_SUBGROUP_TASKS) {
+      const uint rows = r0 == 0u ? ROWS : 0u;
+      for (uint task = sg; task < C + rows; task += nsg) {
+        const uint r = r0 + task;
+        if (task >= C) tail_query_row(b, kvh, row0, task - C, lane, sgs);
+        else if (r < 2u * M)
+          tail_quantize_row(r >= M ? vs : ks, QrWork(task, lane, sgs, true), b, kvh, r % M, old + r % M, table, store);
       }
-  } else {
-    // The whole workgroup on each row in turn (workgroup barriers only).
-    for (uint i = 0; i < M; ++i) {
-      tail_append_row(ks, QrWork(0u, tid, nthreads, false), b, kvh, i, old + i, table);
       barrier();
-      tail_append_row(vs, QrWork(0u, tid, nthreads, false), b, kvh, i, old + i, table);
-      barrier();
+    } else {
+      tail_quantize_row(r0 >= M ? vs : ks, QrWork(0u, tid, nthreads, false), b, kvh, r0 % M, old + r0 % M, table, store);
     }
-    tail_query_rows(b, kvh, 0u, tid, nthreads);
-  }
-  // The new rows' stores are visible to this workgroup's loads from here.
-  memoryBarrierBuffer();
-  barrier();
-
-  const uint n = splits_with_tokens(base, pc.chunk) + 1u;  // the regular splits holding tokens, and this
-  for (uint row0 = 0; row0 < RM; row0 += ROWS) {
-    if (row0 > 0u) {
-      if (TAIL_SUBGROUP_TASKS) {
-        for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j, lane, sgs);
-        barrier();
-      } else {
-        tail_query_rows(b, kvh, row0, tid, nthreads);
-      }
-    }
-    // Scores: soft-cap, then each row's causal and window mask.
-    for (uint t0 = 0; t0 < n_tail; t0 += TAIL_BATCH) {
-      tail_stage(ks, kvh, table, base, t0, n_tail, tid, nthreads);
-      // A quad of invocations per (row, token): each sums every fourth dim, then the quad's sum.
-      for (uint i = tid; i < 4u * ROWS * TAIL_BATCH; i += nthreads) {
-        const uint quad = i % 4u, j = (i / 4u) / TAIL_BATCH, u = (i / 4u) % TAIL_BATCH, t = t0 + u, gr = row0 + j;
-        float a0 = 0.0, a1 = 0.0;
-        for (uint d = quad; d < ks.stored_dim; d += 8u) {
-          a0 += R_GET(j, d) * tail_kv[u * TAIL_STRIDE + d];
-          a1 += R_GET(j, d + 4u) * tail_kv[u * TAIL_STRIDE + d + 4u];
-        }
-        float acc = a0 + a1;
+    // Scores of the round's K rows: a quad of invocations per (row, K row), each summing every
+    // fourth dim, then the quad's sum; soft-cap, then each row's causal and window mask.
+    if (r0 < M) {
+      for (uint i = tid; i < 4u * ROWS * C; i += nthreads) {
+        const uint quad = i % 4u, j = (i / 4u) % ROWS, copy = (i / 4u) / ROWS, r = r0 + copy, gr = row0 + j;
+        float acc = 0.0;
+        if (r < M)
+          for (uint d = quad; d < ks.stored_dim; d += 4u) acc += R_GET(j, d) * qr_value(ks, copy, d);
         acc += subgroupShuffleXor(acc, 1u);
         acc += subgroupShuffleXor(acc, 2u);
-        if (quad != 0u || t >= n_tail) continue;
+        if (quad != 0u || r >= M) continue;
         if (pc.softcap > 0.0) acc = pc.softcap * tanh(acc / pc.softcap);
-        const uint pos = base + t, hi = len - M + gr / GQA;
+        const uint pos = old + r, hi = old + gr / GQA;
         const uint lo = (pc.window > 0u && hi + 1u > pc.window) ? hi + 1u - pc.window : 0u;
-        tail_p[j * TAIL_TOKENS + t] = gr < RM && pos >= lo && pos <= hi ? acc : -1.0 / 0.0;
+        tail_p[j * TAIL_TOKENS + r] = gr < RM && pos >= lo && pos <= hi ? acc : -1.0 / 0.0;
       }
       barrier();
     }
-    // Probabilities, a subgroup per row (every live row holds its own position, so its maximum
-    // is finite).
-    for (uint j = sg; j < ROWS; j += nsg) {
-      if (row0 + j >= RM) continue;
-      float mx = -1.0 / 0.0;
-      for (uint t = lane; t < n_tail; t += sgs) mx = max(mx, tail_p[j * TAIL_TOKENS + t]);
-      mx = subgroupMax(mx);
-      float l = 0.0;
-      for (uint t = lane; t < n_tail; t += sgs) {
-        const float sc = tail_p[j * TAIL_TOKENS + t];
-        const float p = sc == -1.0 / 0.0 ? 0.0 : exp(sc - mx);
-        tail_p[j * TAIL_TOKENS + t] = p;
-        l += p;
+    // After the last K row: probabilities, a subgroup per row (every live row holds its own
+    // position, so its maximum is finite), and the output rows zeroed.
+    if (r0 < M && r0 + C >= M) {
+      for (uint j = sg; j < ROWS; j += nsg) {
+        if (row0 + j >= RM) continue;
+        float mx = -1.0 / 0.0;
+        for (uint t = lane; t < M; t += sgs) mx = max(mx, tail_p[j * TAIL_TOKENS + t]);
+        mx = subgroupMax(mx);
+        float l = 0.0;
+        for (uint t = lane; t < M; t += sgs) {
+          const float sc = tail_p[j * TAIL_TOKENS + t];
+          const float p = sc == -1.0 / 0.0 ? 0.0 : exp(sc - mx);
+          tail_p[j * TAIL_TOKENS + t] = p;
+          l += p;
+        }
+        l = subgroupAdd(l);
+        if (lane == 0u) {
+          tail_ml[2u * j] = mx;
+          tail_ml[2u * j + 1u] = l;
+        }
       }
-      l = subgroupAdd(l);
-      if (lane == 0u) {
-        tail_ml[2u * j] = mx;
-        tail_ml[2u * j + 1u] = l;
-      }
+      for (uint e = tid; e < ROWS * V_DIM; e += nthreads) R_SET(e / V_DIM, e % V_DIM, 0.0);
+      barrier();
     }
-    for (uint e = tid; e < ROWS * V_DIM; e += nthreads) R_SET(e / V_DIM, e % V_DIM, 0.0);
-    barrier();
-    // o = P.V over the tail.
-    for (uint t0 = 0; t0 < n_tail; t0 += TAIL_BATCH) {
-      tail_stage(vs, kvh, table, base, t0, n_tail, tid, nthreads);
+    // o += p x v for the round's V rows.
+    if (r0 + C > M) {
       for (uint e = tid; e < ROWS * V_DIM; e += nthreads) {
         const uint j = e / V_DIM, d = e % V_DIM;
         if (row0 + j >= RM) continue;
         float o = R_GET(j, d);
-        for (uint u = 0; u < TAIL_BATCH && t0 + u < n_tail; ++u) o += tail_p[j * TAIL_TOKENS + t0 + u] * tail_kv[u * TAIL_STRIDE + d];
+        for (uint copy = 0; copy < C; ++copy) {
+          const uint r = r0 + copy;
+          if (r >= M && r < 2u * M) o += tail_p[j * TAIL_TOKENS + r - M] * qr_value(vs, copy, d);
+        }
         R_SET(j, d, o);
       }
       barrier();
     }
-    // The tail's partials, then the group's merge where this is its last arrival.
-    for (uint e = tid; e < ROWS * (V_DIM + 2u); e += nthreads) {
-      const uint j = e / (V_DIM + 2u), k = e % (V_DIM + 2u), gr = row0 + j;
-      if (gr >= RM) continue;
-      part[partial_index(b, kvh, gr, n - 1u, k)] = k < 2u ? tail_ml[2u * j + k] : R_GET(j, k - 2u);
-    }
-    if (arrive_last(b * gl_NumWorkGroups.y + (row0 / ROWS) * KV_HEADS + kvh, n)) {
-      merge_splits(b, kvh, row0, n, tid, nthreads);
-      finish_rows(b, kvh, row0, tid, nthreads);
-    }
-    barrier();
+  }
+  // The tail's partials (slot n - 1 after the regular splits holding tokens), then the group's
+  // merge where this is its last arrival.
+  const uint n = splits_with_tokens(old, pc.chunk) + 1u;
+  for (uint e = tid; e < ROWS * (V_DIM + 2u); e += nthreads) {
+    const uint j = e / (V_DIM + 2u), k = e % (V_DIM + 2u), gr = row0 + j;
+    if (gr >= RM) continue;
+    part[partial_index(b, kvh, gr, n - 1u, k)] = k < 2u ? tail_ml[2u * j + k] : R_GET(j, k - 2u);
+  }
+  if (arrive_last(b * gl_NumWorkGroups.y + row_chunk * KV_HEADS + kvh, n)) {
+    merge_splits(b, kvh, row0, n, tid, nthreads);
+    finish_rows(b, kvh, row0, tid, nthreads);
   }
 }
 

@@ -471,10 +471,10 @@ void main() {
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
   if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
-    if (row_chunk == 0u) append_tail(b, kvh, len, table, tid, WG);
+    append_tail(b, kvh, row_chunk, len, table, tid, WG);
     return;
   }
-  const uint covered = (len - M) - (len - M) % 16u;  // the splits' tokens: [0, covered)
+  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
 #else
   const uint covered = len;
 #endif
