@@ -34,10 +34,10 @@ struct DecodePush {
 };
 
 // Shared memory the fused append's tail adds to a decode kernel (mirrors quantize_row.glsl and
-// append_tail.glsl: per copy of the quantizer's arrays the row, codes, norms, tile masks; then the
-// new tokens' scores, m and l per row). The scalar kernel keeps one copy, tc two.
+// append_tail.glsl: per copy of the quantizer's arrays the row, codes, norms and scales; then
+// the new tokens' scores, m and l per row). The scalar kernel keeps one copy, tc two.
 uint32_t tail_shared_bytes(uint32_t copies, uint32_t rows) {
-  return 4 * copies * (256 + 256 + 8 + 8 + 2 * 128) + 4 * rows * 8 + 4 * rows * 2;
+  return 4 * copies * (256 + 256 + 8 + 8) + 4 * rows * 8 + 4 * rows * 2;
 }
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
@@ -239,12 +239,7 @@ void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<co
   if (uint32_t(options.fusion) > 2)
     fail(ErrorCode::invalid_argument, "append_decode: AppendFusion value " + std::to_string(uint32_t(options.fusion)) +
                                           " is not automatic (0), fused (1) or separate (2)");
-  bool fuse = options.fusion == AppendFusion::fused;
-  if (options.fusion == AppendFusion::automatic) {
-    uint32_t longest = 0;
-    for (SequenceId seq : seqs) longest = std::max(longest, cache_.length(seq, layer) + m);
-    fuse = !(traits(c.k_type).is_turbo || traits(c.v_type).is_turbo) || longest >= kFusedTurboMinContext;
-  }
+  const bool fuse = options.fusion != AppendFusion::separate;
   size_t extended = 0;
   bool done = false;
   try {

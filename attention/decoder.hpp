@@ -27,13 +27,10 @@ namespace tkv {
 enum class TensorFormat : uint32_t { f32 = 0, f16 = 1 };
 
 // How Decoder::record_append_decode appends: in the decode dispatch (fused), or as an append
-// and then a decode call (separate); automatic: fused unless K or V is turbo and the longest
-// sequence is under kFusedTurboMinContext tokens, where the fused call's tail (quantizing the
-// turbo rows, then attending to them) outlasts the splits (H100, llama8b: fused 773 against
-// separate 730 us per 32-layer step at 8K, 810 against 862 at 16K; f16 and q8_0 fused faster
-// from 4K to 32K).
+// and then a decode call (separate); automatic: fused wherever the kernel with the tail fits the
+// device's shared memory (H100, llama8b, every type from 4K to 32K: fused faster, e.g. turbo3 4K
+// 581 against 689 us per 32-layer step; bench/results/2026-11-25-h100-session10).
 enum class AppendFusion : uint32_t { automatic = 0, fused = 1, separate = 2 };
-constexpr uint32_t kFusedTurboMinContext = 12288;
 
 // Fields that name a choice (variant other than automatic, non-zero knobs) override the dispatch
 // policy and the environment (attention/policy.hpp).

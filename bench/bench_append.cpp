@@ -17,7 +17,9 @@
 //
 //   bench_append [--benchmark_format=json]
 //   env: TKV_BENCH_WORKLOAD (llama8b), TKV_BENCH_TYPES (all), TKV_BENCH_APPEND_CTX (4k),
-//        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (64)
+//        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (64),
+//        TKV_BENCH_VARIANT, TKV_BENCH_SPLITS (the fused rows' decode variant and split count, all
+//        three ways; default the plan's)
 //   On a CPU device (lavapipe) the defaults shrink: 4 layers, 1K, turbo3 and f16, 4 repeats.
 #include <benchmark/benchmark.h>
 #include <spdlog/spdlog.h>
@@ -207,6 +209,13 @@ class AppendBench {
     const TensorFormat tf = format_ == RowFormat::f16 ? TensorFormat::f16 : TensorFormat::f32;
     const SequenceId seqs[] = {seq_};
     const DeviceTensor q{q_.handle(), 0, uint64_t(per_q) * 4}, out{out_.handle(), 0, uint64_t(per_q) * 4};
+    // TKV_BENCH_VARIANT, TKV_BENCH_SPLITS: the variant and split count of all three ways
+    // (default: the plan's).
+    DecodeOptions options;
+    options.variant = parse_variant(env_or("TKV_BENCH_VARIANT", "auto"));
+    options.splits = env_uint("TKV_BENCH_SPLITS", 0);
+    DecodeOptions fused = options;
+    fused.fusion = AppendFusion::fused;  // (automatic may pick separate calls)
     Steps steps;
     for (int way = 0; way < 3; ++way) {
       auto& dst = way == 0 ? steps.decode : way == 1 ? steps.separate : steps.fused;
@@ -214,13 +223,11 @@ class AppendBench {
         for (uint32_t layer = 0; layer < s_.layers; ++layer) {
           const uint64_t at = (token * s_.layers + layer) * row_bytes_;
           if (way == 0) {
-            decoder_->record(r, layer, seqs, 1, q, out);
+            decoder_->record(r, layer, seqs, 1, q, out, options);
           } else if (way == 1) {
             cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
-            decoder_->record(r, layer, seqs, 1, q, out);
+            decoder_->record(r, layer, seqs, 1, q, out, options);
           } else {
-            DecodeOptions fused;
-            fused.fusion = AppendFusion::fused;  // (automatic may pick separate calls)
             decoder_->record_append_decode(r, layer, seqs, 1, {k_src_.handle(), at, row_bytes_, tf},
                                            {v_src_.handle(), at, row_bytes_, tf}, q, out, fused);
           }

@@ -155,17 +155,19 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   const bool store = row_chunk == 0u;  // (every chunk's tail quantizes the same rows; one stores them)
   const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
   const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
-  const uint C = TAIL_SUBGROUP_TASKS ? QR_COPIES : 1u;
+  const uint C = TAIL_SUBGROUP_TASKS ? min(QR_COPIES, nsg) : 1u;
   if (!TAIL_SUBGROUP_TASKS) tail_query_rows(b, kvh, row0, tid, nthreads);
   for (uint r0 = 0; r0 < 2u * M; r0 += C) {
     if (TAIL_SUBGROUP_TASKS) {
-      const uint rows = r0 == 0u ? ROWS : 0u;
-      for (uint task = sg; task < C + rows; task += nsg) {
-        const uint r = r0 + task;
-        if (task >= C) tail_query_row(b, kvh, row0, task - C, lane, sgs);
-        else if (r < 2u * M)
-          tail_quantize_row(r >= M ? vs : ks, QrWork(task, lane, sgs, true), b, kvh, r % M, old + r % M, table, store);
+      // The rows on subgroups 0 .. C - 1; in the first round the query rows on the others (on
+      // every subgroup, after its row, where there are no others).
+      if (sg < C && r0 + sg < 2u * M) {
+        const uint r = r0 + sg;
+        tail_quantize_row(r >= M ? vs : ks, QrWork(sg, lane, sgs, true), b, kvh, r % M, old + r % M, table, store);
       }
+      const uint first = nsg > C ? C : 0u;
+      if (r0 == 0u && sg >= first)
+        for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j, lane, sgs);
       barrier();
     } else {
       tail_quantize_row(r0 >= M ? vs : ks, QrWork(0u, tid, nthreads, false), b, kvh, r0 % M, old + r0 % M, table, store);

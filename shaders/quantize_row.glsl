@@ -42,7 +42,6 @@ shared float qr_x[QR_COPIES * 256];
 shared uint qr_code[QR_COPIES * 256];   // per element: turbo index, q8_0 byte, f16 bits
 shared float qr_gnorm[QR_COPIES * 8];   // turbo group norms / q8_0 inverse scales
 shared uint qr_scale[QR_COPIES * 8];    // f16 bits stored per group
-shared uint qr_set[QR_COPIES * 128], qr_mask[QR_COPIES * 128];  // turbo: per touched (lane, word), bits and mask
 
 void qr_sync(QrWork w) {
   if (w.sub) {
@@ -165,17 +164,6 @@ uint qr_pack_word(uint type, uint X, uint i) {
   return word;
 }
 
-// Sets `n` bits of lane li's word sequence (in shared memory, from entry `at`) from bit `bit` on.
-void qr_put_bits(uint at, uint bit, uint n, uint value) {
-  const uint w = bit / 32u, b = bit % 32u, m = (1u << n) - 1u;
-  atomicOr(qr_set[at + w], (value & m) << b);
-  atomicOr(qr_mask[at + w], m << b);
-  if (b + n > 32u) {  // a field that straddles two words
-    atomicOr(qr_set[at + w + 1u], (value & m) >> (32u - b));
-    atomicOr(qr_mask[at + w + 1u], m >> (32u - b));
-  }
-}
-
 // Byte offset of a head's region in its page, and of a turbo tile (16 tokens) in it.
 uint qr_region(RowShape s, uint page, uint head) {
   const uint region_bytes = s.page_size * (s.bits_row + 2u * s.groups);
@@ -183,34 +171,54 @@ uint qr_region(RowShape s, uint page, uint head) {
 }
 uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) * 16u * (s.bits_row + 2u * s.groups); }
 
+// The element of token t whose field (pair y, element z) sits in tile lane li's word sequence
+// (li: K 0-3, V 0-7; tile_slot's inverse), or ~0u where that field is another token's.
+uint qr_tile_elem(bool is_v, uint t, uint li, uint y, uint z) {
+  if (!is_v) return (y / 2u) % 2u == t / 8u ? 16u * (y / 4u) + 8u * (y % 2u) + 2u * li + z : ~0u;
+  return y % 2u == t / 8u && z == t % 2u ? 16u * (y / 4u) + 8u * ((y / 2u) % 2u) + li : ~0u;
+}
+
 // The token's bits and norms into its tile. Its words are shared with the tile's other tokens
-// (possibly being appended by other workgroups of this dispatch): clear and set only its bits.
+// (possibly read or written by other workgroups of this dispatch): clear and set only its bits.
+// An invocation per word assembles the token's fields in it from the codes (no shared atomics).
 void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
-  const uint bits = qr_index_bits(s.type), mag_bits = bits - 1u, field_bits = 2u * bits;
+  const uint bits = qr_index_bits(s.type), mb = bits - 1u, fb = 2u * bits;
   const uint lane_words = s.stored_dim / 16u * bits / 4u, lanes = s.is_v ? 8u : 4u;
-  const uint t = slot % 16u, X = w.copy * 256u, T = w.copy * 128u;
+  const uint t = slot % 16u, X = w.copy * 256u;
   const uint tile = qr_tile(s, region, slot);
-  for (uint i = w.tid; i < 8u * 16u; i += w.nthreads) {
-    qr_set[T + i] = 0u;
-    qr_mask[T + i] = 0u;
-  }
-  qr_sync(w);
-  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
-    const uvec3 ts = tile_slot(!s.is_v, t, e);
-    const uvec2 ms = mag_sign(qr_code[X + e], bits);
-    const uint li = s.is_v ? ts.x / 4u : ts.x % 4u;
-    qr_put_bits(T + li * 16u, field_bits * ts.y + mag_bits * ts.z, mag_bits, ms.x);
-    qr_put_bits(T + li * 16u, field_bits * ts.y + 2u * mag_bits + ts.z, 1u, ms.y);
-  }
-  qr_sync(w);
   for (uint i = w.tid; i < lanes * lane_words; i += w.nthreads) {
     const uint li = i / lane_words, k = i % lane_words;
-    const uint lane = s.is_v ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
-    const uint at = tile / 4u + 32u * k + lane;
-    const uint mask = qr_mask[T + li * 16u + k];
+    uint set = 0u, mask = 0u;
+    // The pairs overlapping bits [32k, 32k + 32) of lane li's sequence (at most 8: turbo2's 4-bit
+    // pairs): a pair is fb bits, two magnitudes of mb bits, then two signs.
+    [[unroll]] for (uint n = 0; n < 8u; ++n) {
+      const uint y = (32u * k) / fb + n;
+      if (y * fb >= 32u * k + 32u) break;
+      [[unroll]] for (uint z = 0; z < 2u; ++z) {
+        const uint d = qr_tile_elem(s.is_v, t, li, y, z);
+        if (d >= s.stored_dim) continue;
+        const uvec2 ms = mag_sign(qr_code[X + d], bits);
+        const int at = int(fb * y + mb * z) - int(32u * k), sign_at = int(fb * y + 2u * mb + z) - int(32u * k);
+        const uint m = (1u << mb) - 1u;
+        if (at >= 32) {
+        } else if (at >= 0) {  // (the bits past the word are the next word's)
+          set |= ms.x << at;
+          mask |= m << at;
+        } else {  // (a magnitude that starts in the word before)
+          set |= ms.x >> -at;
+          mask |= m >> -at;
+        }
+        if (sign_at >= 0 && sign_at < 32) {
+          set |= ms.y << sign_at;
+          mask |= 1u << sign_at;
+        }
+      }
+    }
     if (mask != 0u) {
+      const uint lane = s.is_v ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
+      const uint at = tile / 4u + 32u * k + lane;
       qr_pool_and(s.is_v, at, ~mask);
-      qr_pool_or(s.is_v, at, qr_set[T + li * 16u + k]);
+      qr_pool_or(s.is_v, at, set);
     }
   }
   if (w.tid < s.groups)

@@ -28,7 +28,7 @@ constexpr uint32_t kPage = 32;
 
 DecodeOptions fused_options() {
   DecodeOptions o;
-  o.fusion = AppendFusion::fused;  // (automatic picks separate calls for short turbo caches)
+  o.fusion = AppendFusion::fused;  // (automatic could fall back to separate calls)
   return o;
 }
 
@@ -255,8 +255,7 @@ TEST(AppendDecode, DecodeLoop) {
   run_fused(c);
 }
 
-// The separate path (and the automatic choice, separate here for turbo) gives the same bytes and
-// outputs.
+// The separate path and the automatic choice (fused) give the same bytes and outputs.
 TEST(AppendDecode, SeparateAndAutomatic) {
   FusedCase c;
   c.old_lengths = {20, 7};
@@ -264,7 +263,7 @@ TEST(AppendDecode, SeparateAndAutomatic) {
   c.options.fusion = AppendFusion::separate;
   run_fused(c);
   c.options.fusion = AppendFusion::automatic;
-  c.k_type = c.v_type = KvType::q8_0;  // automatic: fused
+  c.k_type = c.v_type = KvType::q8_0;
   c.seed = 8;
   run_fused(c);
 }

@@ -200,3 +200,21 @@ TEST(Plan, TensorCoresNameWhatIsMissing) {
   EXPECT_NE(tc_error(caps, llama8b(4096), ProfileMode::norm_only).find("profile modes 0 and 1"), std::string::npos);
   EXPECT_EQ(tc_error(caps, llama8b(4096), ProfileMode::zero), "");
 }
+
+// The fused append's tails: the planner leaves them room in the wave, and the tc kernel's splits
+// are at least 512 tokens long (shorter ones finish before the tail and only crowd the units).
+TEST(Plan, FusedAppendTailsGetRoomAndTheTensorCoreSplitsStayLong) {
+  PlanRequest tc;
+  tc.variant = Variant::tc;
+  for (uint32_t ctx : {1025u, 4097u, 8193u, 32769u, 131073u}) {
+    DecodeShape s = llama8b(ctx);
+    const auto plain = plan_decode(h100_tensor_cores(), s, tc);
+    s.reserved_per_group = 1;
+    const auto fused = plan_decode(h100_tensor_cores(), s, tc);
+    EXPECT_GE(fused.chunk, std::min<uint32_t>(512, ctx)) << ctx << ": " << fused.describe();
+    EXPECT_GE(fused.chunk, plain.chunk) << ctx;
+    EXPECT_LE(fused.workgroups + s.kv_heads, 132u * 3) << ctx << ": " << fused.describe();
+    const auto scalar = plan_decode(h100(), s);
+    EXPECT_LE(scalar.workgroups + s.kv_heads, 132u * 4) << ctx << ": " << scalar.describe();
+  }
+}

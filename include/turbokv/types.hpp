@@ -129,8 +129,8 @@ struct DecodeOptions {
   uint32_t splits = 0;     // split-K count; 0: the plan's choice
   Variant variant = Variant::automatic;
   // Decoder::record_append_decode only: the append in the decode dispatch (fused), or an append
-  // and then a decode call (separate); automatic: whichever was faster on an H100 (fused unless
-  // K or V is turbo and the longest sequence is under 12K tokens).
+  // and then a decode call (separate); automatic: fused (faster on an H100 for every type from
+  // 4K to 32K), separate where the device's shared memory cannot hold the fused kernel.
   AppendFusion fusion = AppendFusion::automatic;
 };
 
