@@ -322,7 +322,7 @@ tkv_status tkv_decoder_record(tkv_decoder* decoder, VkCommandBuffer command_buff
 /* Appends each sequence's m new tokens to `layer` (k, v: [batch][m][kv_heads][head_dim] each) and
  * decodes their m queries, in one call: what tkv_cache_record_append for every sequence followed
  * by tkv_decoder_record computes; one dispatch (an append and a decode where the device's shared
- * memory cannot hold the fused kernel, or when asked for). The sequences must be
+ * memory cannot hold the fused kernel). The sequences must be
  * distinct; nothing changes on error. */
 tkv_status tkv_decoder_record_append_decode(tkv_decoder* decoder, VkCommandBuffer command_buffer, uint32_t layer,
                                             const uint32_t* sequences, uint32_t batch, uint32_t m,
