@@ -62,9 +62,9 @@ class Decoder {
   // Appends each sequence's m new tokens to `layer` and decodes their m queries (record path):
   // the outputs and the cache's contents are those of Cache::record_append of the rows to every
   // sequence followed by record(). k and v: [batch][m][kv_heads][head_dim] each, f32 or f16, in
-  // the host's buffers; values unchecked (as record_append). Where it pays, one dispatch does both
-  // (the append fused into the decode: f16 and q8_0 caches, turbo caches from 12K tokens, as
-  // measured on an H100); else an append and a decode call. Lengths advance when the call records.
+  // the host's buffers; values unchecked (as record_append). One dispatch does both (the append
+  // fused into the decode; options.fusion may ask for separate calls, which are also the fallback
+  // where the device's shared memory cannot hold the fused kernel). Lengths advance when the call records.
   // The sequences must be distinct. Throws as record() and record_append do; nothing changes then.
   void record_append_decode(VkCommandBuffer command_buffer, uint32_t layer, SequenceList seqs, uint32_t m,
                             DeviceSpan k, DeviceSpan v, DeviceSpan q, DeviceSpan out,
