@@ -29,7 +29,7 @@ enum class TensorFormat : uint32_t { f32 = 0, f16 = 1 };
 // How Decoder::record_append_decode appends: in the decode dispatch (fused), or as an append
 // and then a decode call (separate); automatic: fused wherever the kernel with the tail fits the
 // device's shared memory (H100, llama8b, every type from 4K to 32K: fused faster, e.g. turbo3 4K
-// 581 against 689 us per 32-layer step; bench/results/2026-11-25-h100-session10).
+// 541 against 688 us per 32-layer step; bench/results/2026-11-25-h100-session10, run7).
 enum class AppendFusion : uint32_t { automatic = 0, fused = 1, separate = 2 };
 
 // Fields that name a choice (variant other than automatic, non-zero knobs) override the dispatch

@@ -39,8 +39,9 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
 // Fused append, tc: splits of at least 8 steps (512 tokens). H100, turbo3, µs per 32-layer fused
-// step: 4K 582 at the plan's 22 splits (3 steps), 530 at 16 (4), 536 at 8 (8); 8K 658 at 16
-// splits (8 steps) against 726 at the plan's; 16K and 32K already at 8 steps or more.
+// step (bench/results/2026-11-25-h100-session10, run5 and run6): 4K 582 at the plan's 22 splits
+// (3 steps), 530 at 16 (4), 536 at 8 (8); 8K 658 at 16 splits (8 steps) against 726 at the
+// plan's; 16K and 32K best at the plan's, already 8 steps or more.
 constexpr uint32_t kTensorCoreFusedMinSteps = 8;
 uint32_t compute_units(const DeviceCaps& caps) {
   return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
