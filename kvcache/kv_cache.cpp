@@ -386,20 +386,18 @@ void KvCache::record_append(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
   if (n_tokens == 0) return;
   if (!k.buffer) fail(ErrorCode::invalid_argument, "record_append: K buffer is null");
   if (!v.buffer) fail(ErrorCode::invalid_argument, "record_append: V buffer is null");
-  const uint32_t first_new = reserve(s, uint64_t(s.lengths[layer]) + n_tokens);
-  const uint32_t per_token = config_.kv_heads * config_.head_dim;
+  record_extend(r, seq, layer, n_tokens);
+  const uint32_t at = s.lengths[layer] - n_tokens, per_token = config_.kv_heads * config_.head_dim;
   try {
-    record_page_table_update(r, seq, first_new);
-    record_quantize(r, seq, layer, Side::k, s.lengths[layer], n_tokens, k.buffer, k.offset, k.format, per_token);
-    record_quantize(r, seq, layer, Side::v, s.lengths[layer], n_tokens, v.buffer, v.offset, v.format, per_token);
+    record_quantize(r, seq, layer, Side::k, at, n_tokens, k.buffer, k.offset, k.format, per_token);
+    record_quantize(r, seq, layer, Side::v, at, n_tokens, v.buffer, v.offset, v.format, per_token);
     r.barrier();
   } catch (...) {
-    // A rejected append (e.g. a misaligned source offset) must not keep the pages it reserved. A
-    // page-table update already recorded only names pages beyond the sequence's length: harmless.
-    release_pages_beyond(s, *std::max_element(s.lengths.begin(), s.lengths.end()));
+    // A rejected append (e.g. a misaligned source offset) must not keep its length or the pages
+    // it reserved.
+    retract_extend(seq, layer, n_tokens);
     throw;
   }
-  s.lengths[layer] += n_tokens;
 }
 
 void KvCache::record_extend(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens) {
@@ -407,7 +405,13 @@ void KvCache::record_extend(vk::Recorder& r, SequenceId seq, uint32_t layer, uin
   Sequence& s = get(seq);
   if (uint64_t(s.lengths[layer]) + n_tokens > 0xffffffffull) fail(ErrorCode::capacity, "append: sequence length would overflow");
   const uint32_t first_new = reserve(s, uint64_t(s.lengths[layer]) + n_tokens);
-  record_page_table_update(r, seq, first_new);
+  try {
+    record_page_table_update(r, seq, first_new);
+  } catch (...) {
+    // A page-table update already recorded only names pages beyond the sequence's length: harmless.
+    release_pages_beyond(s, *std::max_element(s.lengths.begin(), s.lengths.end()));
+    throw;
+  }
   s.lengths[layer] += n_tokens;
 }
 

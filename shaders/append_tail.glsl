@@ -18,16 +18,16 @@
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
-// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM, TAIL_DIM (the larger stored
-// dim); QR_COPIES (1 or 2, default 2); TAIL_SUBGROUP_TASKS (true: the tail's rows are shared
-// out to its subgroups, each synchronised by subgroup barriers only; false: the whole workgroup
-// does one row at a time, for drivers that may make a subgroup barrier a workgroup one, where
-// one subgroup's barrier in a branch would wait for the others: llvmpipe's NIR backend emits a
-// workgroup barrier for any execution scope); RowShape tail_shape(bool is_v) (after
-// quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x TAIL_DIM floats) and
-// hadamard_rows on them; load_q; merge_splits, finish_rows; the push constants pc.k_new, pc.v_new
-// (elements to the new rows), pc.scale, pc.softcap, pc.window, pc.chunk; the constants
-// K_NEW_F16, V_NEW_F16 and the bindings' names Pages `pages`.
+// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (1 or 2, default 2);
+// TAIL_SUBGROUP_TASKS (true: the tail's rows are shared out to its subgroups, each synchronised
+// by subgroup barriers only; false: the whole workgroup does one row at a time, for drivers that
+// may make a subgroup barrier a workgroup one, where one subgroup's barrier in a branch would wait
+// for the others: llvmpipe's NIR backend emits a workgroup barrier for any execution scope);
+// RowShape tail_shape(bool is_v) (after quantize_row.glsl, which this includes); the rows
+// R_GET / R_SET (ROWS x the larger stored dim, floats) and hadamard_rows on them; load_q;
+// merge_splits, finish_rows; the push constants pc.k_new, pc.v_new (elements to the new rows),
+// pc.scale, pc.softcap, pc.window, pc.chunk; the constants K_NEW_F16, V_NEW_F16 and the
+// bindings' names Pages `pages`.
 #ifndef TKV_APPEND_TAIL_GLSL
 #define TKV_APPEND_TAIL_GLSL
 

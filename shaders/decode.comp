@@ -355,7 +355,6 @@ TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
-const uint TAIL_DIM = QDIM;
 #define QR_COPIES 1  // (two: the H100 compiler gave the kernel 167 registers instead of 128)
 // The scalar kernel runs everywhere, lavapipe included: the tail's rows one at a time by the
 // whole workgroup, no subgroup barrier in a branch (append_tail.glsl).

@@ -226,7 +226,6 @@ TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
-const uint TAIL_DIM = DIM, K_DIM = DIM;
 const bool TAIL_SUBGROUP_TASKS = true;  // (tc runs on NVIDIA's subgroups of 32 only)
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
