@@ -60,6 +60,7 @@ turbokv::EngineOptions engine_options(const tkv_engine_options* o) {
   r.cache_dir = o->cache_dir ? o->cache_dir : "";
   r.persist_pipeline_cache = o->persist_pipeline_cache != 0;
   r.validation = o->validation != 0;
+  r.wait_timeout_ms = o->wait_timeout_ms;
   return r;
 }
 

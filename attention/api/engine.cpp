@@ -39,6 +39,7 @@ tkv::vk::ContextOptions context_options(const EngineOptions& o) {
   c.device = o.device;
   c.cache_dir = o.cache_dir;
   c.persist_pipeline_cache = o.persist_pipeline_cache;
+  c.wait_timeout_ms = o.wait_timeout_ms;
   return c;
 }
 

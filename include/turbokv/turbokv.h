@@ -113,6 +113,8 @@ typedef struct tkv_engine_options {
   const char* cache_dir;      /* on-disk pipeline cache; NULL / "": TKV_CACHE_DIR, else ~/.cache/turbokv */
   int persist_pipeline_cache; /* non-zero: read and write the on-disk pipeline cache (default 1) */
   int validation;             /* non-zero: Khronos validation layer on the engine's own instance */
+  unsigned wait_timeout_ms;   /* a call's wait for its GPU work before failing; 0: 60 s on GPUs, 10 min on
+                                 CPU drivers (timed-out work keeps running; new work is refused until it ends) */
 } tkv_engine_options;
 
 /* Fills the defaults. */

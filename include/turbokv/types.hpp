@@ -171,6 +171,10 @@ struct EngineOptions {
   std::string cache_dir;       // on-disk pipeline cache; empty: TKV_CACHE_DIR, else ~/.cache/turbokv
   bool persist_pipeline_cache = true;
   bool validation = false;     // Khronos validation layer on the engine's own instance (or TKV_VALIDATION=1)
+  // How long a call waits for its GPU work before failing (a hung device must not hang the
+  // caller); 0: 60 s on GPUs, 10 minutes on CPU drivers. Work that timed out keeps running: the
+  // engine refuses new work, and frees nothing that work may use, until it has finished.
+  uint32_t wait_timeout_ms = 0;
 };
 
 // The host application's Vulkan objects, for Engine::adopt. The host keeps ownership.

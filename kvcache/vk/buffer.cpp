@@ -14,7 +14,7 @@
 
 namespace tkv::vk {
 
-Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : device_(ctx.device()) {
+Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : ctx_(&ctx), device_(ctx.device()) {
   size_ = size == 0 ? 4 : (size + 3) & ~uint64_t(3);
   const auto& caps = ctx.caps();
   if (caps.max_allocation_size && size_ > caps.max_allocation_size)
@@ -66,6 +66,17 @@ Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : device_(ctx.devic
 Buffer::~Buffer() { release(); }
 
 void Buffer::release() {
+  if ((buffer_ || memory_) && ctx_ && !ctx_->settled()) {
+    // Work that timed out may still read or write it: leave it allocated rather than free memory
+    // under the device.
+    spdlog::error("turbokv: a buffer of {} bytes that work still running on {} may use is left allocated", size_,
+                  ctx_->caps().name);
+    buffer_ = VK_NULL_HANDLE;
+    memory_ = VK_NULL_HANDLE;
+    mapped_ = nullptr;
+    memory_bytes_ = 0;
+    return;
+  }
   if (mapped_) vkUnmapMemory(device_, memory_);
   if (buffer_) {
     vkDestroyBuffer(device_, buffer_, nullptr);
@@ -87,6 +98,7 @@ Buffer::Buffer(Buffer&& o) noexcept { *this = std::move(o); }
 Buffer& Buffer::operator=(Buffer&& o) noexcept {
   if (this != &o) {
     release();
+    ctx_ = o.ctx_;
     device_ = o.device_;
     buffer_ = std::exchange(o.buffer_, VK_NULL_HANDLE);
     memory_ = std::exchange(o.memory_, VK_NULL_HANDLE);

@@ -37,6 +37,7 @@ class Buffer {
 
  private:
   void release();
+  Context* ctx_ = nullptr;
   VkDevice device_ = VK_NULL_HANDLE;
   VkBuffer buffer_ = VK_NULL_HANDLE;
   VkDeviceMemory memory_ = VK_NULL_HANDLE;

@@ -4,6 +4,8 @@
 #include <string>
 #include <vector>
 
+#include <spdlog/spdlog.h>
+
 #include "kvcache/error.hpp"
 #include "kvcache/vk/buffer.hpp"
 #include "kvcache/vk/check.hpp"
@@ -23,6 +25,11 @@ CommandBuffer::CommandBuffer(Context& ctx) : ctx_(ctx) {
 
 CommandBuffer::~CommandBuffer() {
   if (!cmd_) return;
+  // Still pending after a timed-out wait: the pool frees it with the context (once settled).
+  if (ctx_.timed_out_submission(cmd_) && !ctx_.settled()) {
+    spdlog::error("turbokv: a command buffer still running on {} is left allocated", ctx_.caps().name);
+    return;
+  }
   vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd_);
   detail::count(detail::live_counters().command_buffers, -1);
 }

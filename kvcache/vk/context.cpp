@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -507,6 +508,8 @@ void Context::finish(const ContextOptions& options) {
   TKV_VK(vkCreateCommandPool(device_, &pool_info, nullptr, &command_pool_));
   VkFenceCreateInfo fence_info{VK_STRUCTURE_TYPE_FENCE_CREATE_INFO};
   TKV_VK(vkCreateFence(device_, &fence_info, nullptr, &fence_));
+  wait_ns_ = options.wait_timeout_ms ? uint64_t(options.wait_timeout_ms) * 1000 * 1000
+                                     : (caps_.device_class == DeviceClass::cpu ? 600 : 60) * 1000000000ull;
 
   pipelines_ = std::make_unique<PipelineStore>(*this, options.persist_pipeline_cache ? options.cache_dir : "",
                                                options.persist_pipeline_cache);
@@ -525,6 +528,13 @@ void Context::finish(const ContextOptions& options) {
 }
 
 Context::~Context() {
+  if (device_ && !settled()) {
+    // Destroying objects the device still uses would crash the driver: leave them all.
+    spdlog::error("turbokv: work on {} that timed out is still running: the context's Vulkan objects are left "
+                  "undestroyed", caps_.name);
+    (void)pipelines_.release();
+    return;
+  }
   // Our own submissions are always waited for (submit_and_wait); on an adopted device the host
   // waits for the work it submitted, and waiting for its whole device is not ours to do.
   if (device_ && owns_device_) vkDeviceWaitIdle(device_);
@@ -552,25 +562,61 @@ bool Context::memory_type_has(uint32_t index, VkMemoryPropertyFlags flags) const
   return (memory_properties_.memoryTypes[index].propertyFlags & flags) == flags;
 }
 
+bool Context::settled() {
+  if (!timed_out_.load()) return true;
+  std::lock_guard lock(submit_mutex_);
+  return settled_locked();
+}
+
+bool Context::settled_locked() {
+  if (!timed_out_.load()) return true;
+  const VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, wait_ns_);
+  if (r == VK_TIMEOUT) return false;
+  // Signaled, or the device is lost (nothing runs on it any more): either way nothing is pending.
+  timed_out_ = false;
+  timed_out_command_ = VK_NULL_HANDLE;
+  spdlog::info("turbokv: the work on {} that timed out has finished ({})", caps_.name, result_name(r));
+  return true;
+}
+
+namespace {
+std::string seconds_text(uint64_t ns) {
+  char text[32];
+  std::snprintf(text, sizeof(text), "%g s", double(ns) / 1e9);
+  return text;
+}
+}  // namespace
+
+void Context::refuse_unsettled() const {
+  fail(ErrorCode::vulkan, "earlier work on " + caps_.name + " timed out and is still running after another " +
+                              seconds_text(wait_ns_) + ": nothing submitted (the context takes new work once it finishes)");
+}
+
 void Context::submit_and_wait(VkCommandBuffer command_buffer) {
   std::lock_guard lock(submit_mutex_);
+  if (!settled_locked()) refuse_unsettled();
   VkSubmitInfo submit{VK_STRUCTURE_TYPE_SUBMIT_INFO};
   submit.commandBufferCount = 1;
   submit.pCommandBuffers = &command_buffer;
   TKV_VK(vkResetFences(device_, 1, &fence_));
   TKV_VK(vkQueueSubmit(queue_, 1, &submit, fence_));
-  // A bounded wait: a hung GPU becomes an error instead of a hang (60 s is far beyond any call).
-  // CPU drivers get 10 minutes: lavapipe compiles a pipeline's shader at its first dispatch,
-  // inside the wait (the fused decode kernel, driver-specialized: 37-44 s on 2 cores, more under
-  // load: the sanitizer run's timeouts of session 9).
-  const uint64_t seconds = caps_.device_class == DeviceClass::cpu ? 600 : 60;
-  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, seconds * 1000 * 1000 * 1000);
-  if (r == VK_TIMEOUT)
-    fail(ErrorCode::vulkan, "vkWaitForFences timed out after " + std::to_string(seconds) + " s (GPU hang?)");
+  // A bounded wait (ContextOptions::wait_timeout_ms): a hung GPU becomes an error instead of a
+  // hang (60 s is far beyond any call). CPU drivers get 10 minutes: lavapipe compiles a pipeline's
+  // shader at its first dispatch, inside the wait (the fused decode kernel, driver-specialized:
+  // 37-44 s on 2 cores, more under load: the sanitizer run's timeouts of session 9). The work
+  // keeps running: the command buffer and everything it uses stay allocated until it finishes.
+  VkResult r = vkWaitForFences(device_, 1, &fence_, VK_TRUE, wait_ns_);
+  if (r == VK_TIMEOUT) {
+    timed_out_command_ = command_buffer;
+    timed_out_ = true;
+    fail(ErrorCode::vulkan, "vkWaitForFences timed out after " + seconds_text(wait_ns_) + " on " + caps_.name +
+                                " (GPU hang?): the work keeps running, and the context takes no new work until it finishes");
+  }
   check(r, "vkWaitForFences");
 }
 
 void Context::run(const std::function<void(Recorder&)>& record) {
+  if (!settled()) refuse_unsettled();  // (before recording anything)
   CommandBuffer cmd(*this);
   {
     Recorder recorder(*this, cmd.handle());

@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -76,6 +77,10 @@ struct ContextOptions {
   std::string device;          // index or name substring; empty: best (or TKV_DEVICE)
   std::string cache_dir;       // pipeline cache directory; empty: TKV_CACHE_DIR or ~/.cache/turbokv
   bool persist_pipeline_cache = true;
+  // How long a submission may run before the wait for it gives up with an error (a hung device
+  // must not hang the caller); 0: 60 s on GPUs, 10 minutes on CPU drivers (which compile a
+  // pipeline's shader at its first dispatch, inside the wait).
+  uint32_t wait_timeout_ms = 0;
 };
 
 // The host application's Vulkan objects, for Context::adopt. The host keeps ownership: it
@@ -129,8 +134,18 @@ class Context {
 
   // Records with `record`, submits on the queue and waits for completion.
   void run(const std::function<void(Recorder&)>& record);
-  // Submits a recorded primary command buffer and waits.
+  // Submits a recorded primary command buffer and waits. A wait that times out leaves the work
+  // running on the device: the context then takes no new work and frees nothing that work may
+  // use until it has finished (settled()).
   void submit_and_wait(VkCommandBuffer command_buffer);
+  // Whether no timed-out submission is still running; waits up to the wait timeout for one that
+  // is. Objects the device may still be using are not freed while this is false (they are left
+  // allocated, with an error in the log, rather than freed under the device).
+  bool settled();
+  // Whether `command_buffer` is the submission that timed out (and has not been seen finished).
+  bool timed_out_submission(VkCommandBuffer command_buffer) const {
+    return timed_out_.load() && command_buffer == timed_out_command_;
+  }
   VkCommandPool command_pool() const { return command_pool_; }
 
  private:
@@ -145,6 +160,11 @@ class Context {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   std::mutex submit_mutex_;
+  uint64_t wait_ns_ = 0;            // the wait timeout
+  std::atomic<bool> timed_out_{false};  // a submission timed out and fence_ has not signaled since
+  VkCommandBuffer timed_out_command_ = VK_NULL_HANDLE;
+  bool settled_locked();
+  [[noreturn]] void refuse_unsettled() const;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
   bool pipeline_statistics_ = false;
   bool pipeline_robustness_ = false;
