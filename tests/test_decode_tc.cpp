@@ -49,7 +49,7 @@ TEST(TensorCores, EveryTurboPairIsExact) {
 
 TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
   for (uint32_t ratio : {1u, 2u, 4u, 7u})
-    for (uint32_t m : {1u, 3u}) {
+    for (uint32_t m : {1u, 3u, 8u}) {  // (up to 56 rows: column tiles, partly filled, and row chunks)
       DecodeCase c;
       c.ratio = ratio;
       c.m = m;
