@@ -280,60 +280,68 @@ TEST(Faults, AfterDeviceLossEveryCallFailsAndObjectsCanBeDestroyed) {
 // A wait that times out (ContextOptions::wait_timeout_ms, here 50 ms against seconds of fills on
 // a CPU driver) leaves the work running: the call fails naming the timeout, later calls are
 // refused until the work has finished, a buffer the work writes that is destroyed meanwhile is
-// left allocated instead of freed under the device, and once the work ends the context takes
-// work again and the work's results are all there. (Skipped where the fills finish in 50 ms.)
+// destroyed only once the work has ended (as is the work's command buffer), and then the context
+// takes work again, the work's results are all there and no object is left behind. (Skipped
+// where the fills finish in 50 ms.)
 TEST(Faults, TimedOutWorkKeepsRunningAndTheContextRecovers) {
-  vk::ContextOptions options;
-  options.wait_timeout_ms = 50;
-  options.persist_pipeline_cache = false;
-  auto ctx = vk::Context::create(options);
-  constexpr uint64_t kBytes = 64ull << 20;
-  constexpr uint32_t kFills = 160, kLast = kFills - 1;
-  vk::Buffer big(*ctx, kBytes, vk::MemoryKind::device);
-  auto scratch = std::make_unique<vk::Buffer>(*ctx, kBytes, vk::MemoryKind::device);
-  try {
-    ctx->run([&](vk::Recorder& r) {
-      for (uint32_t i = 0; i < kFills; ++i) {
-        r.fill(i % 2 ? *scratch : big, 0, VK_WHOLE_SIZE, i);
-        r.barrier();
-      }
-      r.fill(big, 0, VK_WHOLE_SIZE, kLast);
-    });
-    GTEST_SKIP() << "the fills finished within 50 ms on " << ctx->caps().name;
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::vulkan);
-    EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
-  }
-  const uint64_t buffers = vk::live_objects().buffers;
-  scratch.reset();  // still written by the work, unless it has just finished
-  EXPECT_LE(vk::live_objects().buffers, buffers);
-  // New work is refused while the old runs (each try waits 50 ms for it), then accepted.
-  vk::Buffer small(*ctx, 256, vk::MemoryKind::readback);
-  bool done = false;
-  for (int attempt = 0; attempt < 1200 && !done; ++attempt) {
+  const auto before = vk::live_objects();
+  {
+    vk::ContextOptions options;
+    options.wait_timeout_ms = 50;
+    options.persist_pipeline_cache = false;
+    auto ctx = vk::Context::create(options);
+    constexpr uint64_t kBytes = 64ull << 20;
+    constexpr uint32_t kFills = 160, kLast = kFills - 1;
+    vk::Buffer big(*ctx, kBytes, vk::MemoryKind::device);
+    auto scratch = std::make_unique<vk::Buffer>(*ctx, kBytes, vk::MemoryKind::device);
     try {
       ctx->run([&](vk::Recorder& r) {
-        r.fill(small, 0, VK_WHOLE_SIZE, 0x5eed5eedu);
-        r.host_barrier();
+        for (uint32_t i = 0; i < kFills; ++i) {
+          r.fill(i % 2 ? *scratch : big, 0, VK_WHOLE_SIZE, i);
+          r.barrier();
+        }
+        r.fill(big, 0, VK_WHOLE_SIZE, kLast);
       });
-      done = true;
+      GTEST_SKIP() << "the fills finished within 50 ms on " << ctx->caps().name;
     } catch (const Error& e) {
-      // ("still running": the old work; "timed out": this small fill itself, on a loaded machine)
+      EXPECT_EQ(e.code(), ErrorCode::vulkan);
       EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
     }
+    const auto running = vk::live_objects();
+    scratch.reset();  // still written by the work, unless it has just finished
+    EXPECT_LE(vk::live_objects().buffers, running.buffers);
+    // New work is refused while the old runs (each try waits 50 ms for it), then accepted.
+    vk::Buffer small(*ctx, 256, vk::MemoryKind::readback);
+    bool done = false;
+    for (int attempt = 0; attempt < 1200 && !done; ++attempt) {
+      try {
+        ctx->run([&](vk::Recorder& r) {
+          r.fill(small, 0, VK_WHOLE_SIZE, 0x5eed5eedu);
+          r.host_barrier();
+        });
+        done = true;
+      } catch (const Error& e) {
+        // ("still running": the old work; "timed out": this small fill itself, on a loaded machine)
+        EXPECT_NE(std::string(e.what()).find("timed out"), std::string::npos) << e.what();
+      }
+    }
+    ASSERT_TRUE(done) << "the context never took work again";
+    EXPECT_TRUE(ctx->settled());
+    // The scratch buffer and the timed-out command buffer are gone; the small buffer is new.
+    EXPECT_EQ(vk::live_objects().buffers, running.buffers);
+    EXPECT_EQ(vk::live_objects().command_buffers, running.command_buffers - 1);
+    const auto* words = static_cast<const uint32_t*>(small.mapped());
+    for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(words[i], 0x5eed5eedu) << i;
+    std::vector<std::byte> head(4096), tail(4096);
+    vk::download(*ctx, big, 0, head);
+    vk::download(*ctx, big, kBytes - tail.size(), tail);
+    for (const auto* bytes : {&head, &tail}) {
+      std::vector<uint32_t> w(bytes->size() / 4);
+      std::memcpy(w.data(), bytes->data(), bytes->size());
+      for (uint32_t x : w) ASSERT_EQ(x, kLast);
+    }
   }
-  ASSERT_TRUE(done) << "the context never took work again";
-  EXPECT_TRUE(ctx->settled());
-  const auto* words = static_cast<const uint32_t*>(small.mapped());
-  for (uint32_t i = 0; i < 64; ++i) ASSERT_EQ(words[i], 0x5eed5eedu) << i;
-  std::vector<std::byte> head(4096), tail(4096);
-  vk::download(*ctx, big, 0, head);
-  vk::download(*ctx, big, kBytes - tail.size(), tail);
-  for (const auto* bytes : {&head, &tail}) {
-    std::vector<uint32_t> w(bytes->size() / 4);
-    std::memcpy(w.data(), bytes->data(), bytes->size());
-    for (uint32_t x : w) ASSERT_EQ(x, kLast);
-  }
+  EXPECT_EQ(vk::live_objects(), before) << vk::live_objects().str();
 }
 
 // TKV_INJECT_FAULT arms the hook for a whole process: this test runs itself again with it set.

@@ -66,11 +66,8 @@ Buffer::Buffer(Context& ctx, uint64_t size, MemoryKind kind) : ctx_(&ctx), devic
 Buffer::~Buffer() { release(); }
 
 void Buffer::release() {
-  if ((buffer_ || memory_) && ctx_ && !ctx_->settled()) {
-    // Work that timed out may still read or write it: leave it allocated rather than free memory
-    // under the device.
-    spdlog::error("turbokv: a buffer of {} bytes that work still running on {} may use is left allocated", size_,
-                  ctx_->caps().name);
+  // Work that timed out may still read or write it: the context destroys it once that work ends.
+  if ((buffer_ || memory_) && ctx_ && ctx_->defer_if_running(buffer_, memory_, memory_bytes_)) {
     buffer_ = VK_NULL_HANDLE;
     memory_ = VK_NULL_HANDLE;
     mapped_ = nullptr;

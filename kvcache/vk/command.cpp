@@ -4,8 +4,6 @@
 #include <string>
 #include <vector>
 
-#include <spdlog/spdlog.h>
-
 #include "kvcache/error.hpp"
 #include "kvcache/vk/buffer.hpp"
 #include "kvcache/vk/check.hpp"
@@ -25,11 +23,7 @@ CommandBuffer::CommandBuffer(Context& ctx) : ctx_(ctx) {
 
 CommandBuffer::~CommandBuffer() {
   if (!cmd_) return;
-  // Still pending after a timed-out wait: the pool frees it with the context (once settled).
-  if (ctx_.timed_out_submission(cmd_) && !ctx_.settled()) {
-    spdlog::error("turbokv: a command buffer still running on {} is left allocated", ctx_.caps().name);
-    return;
-  }
+  if (ctx_.defer_if_running(cmd_)) return;  // still running after a timed-out wait: freed once it ends
   vkFreeCommandBuffers(ctx_.device(), ctx_.command_pool(), 1, &cmd_);
   detail::count(detail::live_counters().command_buffers, -1);
 }

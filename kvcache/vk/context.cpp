@@ -12,6 +12,7 @@
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
+#include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/pipeline.hpp"
 #include "kvcache/vk/requirements.hpp"
 
@@ -575,7 +576,42 @@ bool Context::settled_locked() {
   // Signaled, or the device is lost (nothing runs on it any more): either way nothing is pending.
   timed_out_ = false;
   timed_out_command_ = VK_NULL_HANDLE;
-  spdlog::info("turbokv: the work on {} that timed out has finished ({})", caps_.name, result_name(r));
+  spdlog::info("turbokv: the work on {} that timed out has finished ({}); destroying {} object(s) it kept", caps_.name,
+               result_name(r), deferred_.size());
+  for (const Deferred& d : deferred_) {
+    if (d.command_buffer) {
+      vkFreeCommandBuffers(device_, command_pool_, 1, &d.command_buffer);
+      detail::count(detail::live_counters().command_buffers, -1);
+    }
+    if (d.buffer) {
+      vkDestroyBuffer(device_, d.buffer, nullptr);
+      detail::count(detail::live_counters().buffers, -1);
+    }
+    if (d.memory) {
+      vkFreeMemory(device_, d.memory, nullptr);  // (unmaps it too)
+      detail::count(detail::live_counters().memory_allocations, -1);
+      detail::count(detail::live_counters().memory_bytes, -int64_t(d.memory_bytes));
+    }
+  }
+  deferred_.clear();
+  return true;
+}
+
+bool Context::defer_if_running(VkCommandBuffer command_buffer) {
+  if (!timed_out_.load()) return false;
+  std::lock_guard lock(submit_mutex_);
+  if (command_buffer != timed_out_command_ || settled_locked()) return false;
+  deferred_.push_back({.command_buffer = command_buffer});
+  return true;
+}
+
+bool Context::defer_if_running(VkBuffer buffer, VkDeviceMemory memory, uint64_t memory_bytes) {
+  if (!timed_out_.load()) return false;
+  std::lock_guard lock(submit_mutex_);
+  if (settled_locked()) return false;
+  spdlog::warn("turbokv: a buffer of {} bytes is destroyed once the work still running on {} has finished",
+               memory_bytes, caps_.name);
+  deferred_.push_back({.buffer = buffer, .memory = memory, .memory_bytes = memory_bytes});
   return true;
 }
 

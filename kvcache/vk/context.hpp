@@ -139,13 +139,13 @@ class Context {
   // use until it has finished (settled()).
   void submit_and_wait(VkCommandBuffer command_buffer);
   // Whether no timed-out submission is still running; waits up to the wait timeout for one that
-  // is. Objects the device may still be using are not freed while this is false (they are left
-  // allocated, with an error in the log, rather than freed under the device).
+  // is.
   bool settled();
-  // Whether `command_buffer` is the submission that timed out (and has not been seen finished).
-  bool timed_out_submission(VkCommandBuffer command_buffer) const {
-    return timed_out_.load() && command_buffer == timed_out_command_;
-  }
+  // While timed-out work still runs, objects it may use are not destroyed under it: these take
+  // them (true) and destroy them once it has finished (or leave them, with the device, when the
+  // context goes first); false: nothing runs, the caller destroys the object itself.
+  bool defer_if_running(VkCommandBuffer command_buffer);  // (only the timed-out one is deferred)
+  bool defer_if_running(VkBuffer buffer, VkDeviceMemory memory, uint64_t memory_bytes);
   VkCommandPool command_pool() const { return command_pool_; }
 
  private:
@@ -160,9 +160,16 @@ class Context {
   VkCommandPool command_pool_ = VK_NULL_HANDLE;
   VkFence fence_ = VK_NULL_HANDLE;
   std::mutex submit_mutex_;
-  uint64_t wait_ns_ = 0;            // the wait timeout
+  uint64_t wait_ns_ = 0;                // the wait timeout
   std::atomic<bool> timed_out_{false};  // a submission timed out and fence_ has not signaled since
   VkCommandBuffer timed_out_command_ = VK_NULL_HANDLE;
+  struct Deferred {
+    VkCommandBuffer command_buffer = VK_NULL_HANDLE;
+    VkBuffer buffer = VK_NULL_HANDLE;
+    VkDeviceMemory memory = VK_NULL_HANDLE;
+    uint64_t memory_bytes = 0;
+  };
+  std::vector<Deferred> deferred_;  // destroyed once the timed-out work has finished
   bool settled_locked();
   [[noreturn]] void refuse_unsettled() const;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
