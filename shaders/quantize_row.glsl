@@ -189,11 +189,16 @@ void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
   for (uint i = w.tid; i < lanes * lane_words; i += w.nthreads) {
     const uint li = i / lane_words, k = i % lane_words;
     uint set = 0u, mask = 0u;
-    // The pairs overlapping bits [32k, 32k + 32) of lane li's sequence (at most 8: turbo2's 4-bit
-    // pairs): a pair is fb bits, two magnitudes of mb bits, then two signs.
-    [[unroll]] for (uint n = 0; n < 8u; ++n) {
-      const uint y = (32u * k) / fb + n;
-      if (y * fb >= 32u * k + 32u) break;
+    // The token's pairs among those overlapping bits [32k, 32k + 32) of lane li's sequence, pairs
+    // y0 .. y1 (a pair is fb bits, two magnitudes of mb bits, then two signs): K's pairs y with
+    // (y / 2) % 2 == t / 8 (both elements), V's with y % 2 == t / 8 (element t % 2); at most 4 of
+    // them (turbo2: 8 pairs in a word). (qr_tile_elem decides; this only skips the others.)
+    const uint y0 = (32u * k) / fb, y1 = (32u * k + 31u) / fb, tb = t / 8u;
+    const uint j0 = s.is_v ? (y0 + 1u - tb) / 2u
+                           : 2u * (y0 / 4u) + (y0 % 4u <= 2u * tb ? 0u : y0 % 4u == 2u * tb + 1u ? 1u : 2u);
+    [[unroll]] for (uint n = 0; n < 4u; ++n) {
+      const uint j = j0 + n, y = s.is_v ? 2u * j + tb : 4u * (j / 2u) + 2u * tb + j % 2u;
+      if (y > y1) break;
       [[unroll]] for (uint z = 0; z < 2u; ++z) {
         const uint d = qr_tile_elem(s.is_v, t, li, y, z);
         if (d >= s.stored_dim) continue;
