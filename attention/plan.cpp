@@ -249,7 +249,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     // The fused append's tc tail (quantizing the new rows, then attending to them) is a chain of
     // its own; splits shorter than kTensorCoreFusedMinSteps finish before it, and more of them
     // only crowd the units (bench/results/2026-11-25-h100-session10).
-    if (tc && s.reserved_per_group > 0) steps = std::max(steps, std::min(kTensorCoreFusedMinSteps, ceil_div(ctx, step)));
+    if (tc && s.reserved_per_group > 0)
+      steps = std::max(steps, std::min(kTensorCoreFusedMinSteps, ceil_div(ctx, step)));
     p.chunk = steps * step;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";

@@ -93,7 +93,8 @@ class KvCache {
   // Makes room for n_tokens more positions of seq on `layer` (pages; the page-table update is
   // recorded) and advances that layer's length, for a dispatch recorded next that writes the new
   // rows itself (record_append's quantize dispatches, or the decoder's fused append,
-  // Decoder::record_append_decode). Throws capacity with nothing changed. retract_extend undoes it when the call fails before recording that dispatch.
+  // Decoder::record_append_decode). Throws capacity with nothing changed. retract_extend undoes
+  // it when the call fails before recording that dispatch.
   void record_extend(vk::Recorder& r, SequenceId seq, uint32_t layer, uint32_t n_tokens);
   void retract_extend(SequenceId seq, uint32_t layer, uint32_t n_tokens);
 

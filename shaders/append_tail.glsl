@@ -170,7 +170,8 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
         for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j, lane, sgs);
       barrier();
     } else {
-      tail_quantize_row(r0 >= M ? vs : ks, QrWork(0u, tid, nthreads, false), b, kvh, r0 % M, old + r0 % M, table, store);
+      const QrWork whole = QrWork(0u, tid, nthreads, false);
+      tail_quantize_row(r0 >= M ? vs : ks, whole, b, kvh, r0 % M, old + r0 % M, table, store);
     }
     // Scores of the round's K rows: a quad of invocations per (row, K row), each summing every
     // fourth dim, then the quad's sum; soft-cap, then each row's causal and window mask.
@@ -237,7 +238,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
     if (gr >= RM) continue;
     part[partial_index(b, kvh, gr, n - 1u, k)] = k < 2u ? tail_ml[2u * j + k] : R_GET(j, k - 2u);
   }
-  if (arrive_last(b * gl_NumWorkGroups.y + row_chunk * KV_HEADS + kvh, n)) {
+  if (arrive_last(group_of(b, kvh, row_chunk), n)) {
     merge_splits(b, kvh, row0, n, tid, nthreads);
     finish_rows(b, kvh, row0, tid, nthreads);
   }

@@ -693,7 +693,7 @@ void main() {
           k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
     const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT;
-    if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
+    if (!arrive_last(group_of(b, kvh, row_chunk), n)) return;
     merge_splits(b, kvh, row0, n, tid, WG);
   } else {
     [[unroll]] for (uint j = 0; j < ROWS; ++j)

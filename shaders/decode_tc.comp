@@ -451,7 +451,7 @@ void main() {
     part[partial_index(b, kvh, gr, split, k)] = k == 0u ? mx : v;
   }
   const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
-  if (!arrive_last(b * gl_NumWorkGroups.y + gl_WorkGroupID.y, n)) return;
+  if (!arrive_last(group_of(b, kvh, row_chunk), n)) return;
   merge_splits(b, kvh, row0, n, tid, WG);
   finish_rows(b, kvh, row0, tid, WG);
 }

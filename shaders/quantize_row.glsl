@@ -205,13 +205,12 @@ void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
         const uvec2 ms = mag_sign(qr_code[X + d], bits);
         const int at = int(fb * y + mb * z) - int(32u * k), sign_at = int(fb * y + 2u * mb + z) - int(32u * k);
         const uint m = (1u << mb) - 1u;
-        if (at >= 32) {
-        } else if (at >= 0) {  // (the bits past the word are the next word's)
-          set |= ms.x << at;
-          mask |= m << at;
-        } else {  // (a magnitude that starts in the word before)
+        if (at < 0) {  // (a magnitude that starts in the word before)
           set |= ms.x >> -at;
           mask |= m >> -at;
+        } else if (at < 32) {  // (the bits past the word are the next word's)
+          set |= ms.x << at;
+          mask |= m << at;
         }
         if (sign_at >= 0 && sign_at < 32) {
           set |= ms.y << sign_at;

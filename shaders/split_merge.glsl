@@ -44,6 +44,10 @@ uint splits_with_tokens(uint len, uint chunk) { return min(pc.splits, (len + chu
 shared uint merge_last;
 shared float merge_l[ROWS];  // per row: the merged l
 
+// The arrival counter of group (sequence b, KV head kvh, row chunk): one per (z, y) of the grid,
+// whose y is row chunk x KV_HEADS + KV head (attention/decoder.cpp).
+uint group_of(uint b, uint kvh, uint row_chunk) { return b * gl_NumWorkGroups.y + row_chunk * KV_HEADS + kvh; }
+
 // After the workgroup wrote its partials: true in the group's last workgroup to get here, whose
 // reads of the partials then see every split's writes (a fence on each side of the count, as in
 // CUDA's threadfence reduction). Uniform over the workgroup.

@@ -625,7 +625,8 @@ std::string seconds_text(uint64_t ns) {
 
 void Context::refuse_unsettled() const {
   fail(ErrorCode::vulkan, "earlier work on " + caps_.name + " timed out and is still running after another " +
-                              seconds_text(wait_ns_) + ": nothing submitted (the context takes new work once it finishes)");
+                              seconds_text(wait_ns_) +
+                              ": nothing submitted (the context takes new work once it finishes)");
 }
 
 void Context::submit_and_wait(VkCommandBuffer command_buffer) {
@@ -646,7 +647,8 @@ void Context::submit_and_wait(VkCommandBuffer command_buffer) {
     timed_out_command_ = command_buffer;
     timed_out_ = true;
     fail(ErrorCode::vulkan, "vkWaitForFences timed out after " + seconds_text(wait_ns_) + " on " + caps_.name +
-                                " (GPU hang?): the work keeps running, and the context takes no new work until it finishes");
+                                " (GPU hang?): the work keeps running, and the context takes no new work until it "
+                                "finishes");
   }
   check(r, "vkWaitForFences");
 }
