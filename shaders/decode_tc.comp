@@ -112,6 +112,12 @@ layout(push_constant) uniform Push {
 // and the query rows by a power of two qs that puts their largest value in [2^11, 2^12), both
 // exact, and divided out of the scores and outputs.
 const float CS = 1024.0;
+// turbo2's two magnitudes have a scale at which both are f16 values (1.9267578 and 6.4296875 at
+// CS2, within 6.2e-8 of the fp32 codebook's ratio: float rounding): its operands need no lo halves,
+// so a score MMA covers 16 tokens and an output MMA needs one operand instead of hi and lo.
+const float CS2 = 48.17617;
+const bool K_EXACT = K_TYPE == TYPE_TURBO2, V_EXACT = V_TYPE == TYPE_TURBO2;
+const float K_CS = K_EXACT ? CS2 : CS, V_CS = V_EXACT ? CS2 : CS;
 shared float qmax_sh[SUBGROUPS];  // each subgroup's largest |q|
 
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
@@ -123,8 +129,8 @@ f16vec2 split_hilo(float x) {
   return f16vec2(float16_t(hi), float16_t(x - hi));
 }
 
-// Tables, 16 copies: entry e -> (hi pair, lo pair) of CS x the centroids of a pair field e
-// (turbo4: of its magnitudes e, positive).
+// Tables, 16 copies: entry e -> (hi pair, lo pair) of cs x the centroids of a pair field e
+// (turbo4: of its magnitudes e, positive); exact types: (the f16 pair, 0).
 const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1 << V_F;
 // One region holds, as float bits where they are floats: the tables in the loop, then the
 // subgroups' outputs (osh) and (m, l) (msh), then the merged output rows: never live together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
@@ -152,13 +158,18 @@ const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
 // Table entry e: the pair's two elements (field bits: magnitudes a, b; then negatives a, b).
-uvec2 table_entry(uint type, uint mb, uint e) {
+uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   const uint half_ = 1u << mb, m = half_ - 1u;
   const bool signed_ = mb < 3u;
-  float ca = CS * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
-  float cb = CS * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
+  float ca = cs * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
+  float cb = cs * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
   if (signed_ && ((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
   if (signed_ && ((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
+  if (exact) {  // within an f32 ulp of an f16 value: rounded to its 11 significant bits
+    ca = uintBitsToFloat((floatBitsToUint(ca) + 0x1000u) & 0xffffe000u);
+    cb = uintBitsToFloat((floatBitsToUint(cb) + 0x1000u) & 0xffffe000u);
+    return uvec2(packFloat2x16(f16vec2(float16_t(ca), float16_t(cb))), 0u);
+  }
   const f16vec2 a2 = split_hilo(ca), b2 = split_hilo(cb);  // (negating x negates hi and lo)
   return uvec2(packFloat2x16(f16vec2(a2.x, b2.x)), packFloat2x16(f16vec2(a2.y, b2.y)));
 }
@@ -190,6 +201,13 @@ uvec2 table_entry(uint type, uint mb, uint e) {
     TABLE_PAIR(w, 4u * (blk) + r, F, LW, ENTRIES, TABLE, h, l)                                      \
     ah[2 * r] = h.x; ah[2 * r + 1] = h.y;                                                           \
     al[2 * r] = l.x; al[2 * r + 1] = l.y;                                                           \
+  }
+
+// The same fragment's f16 values alone (exact types).
+#define BUILD_A_EXACT(w, blk, F, LW, ENTRIES, TABLE, a)                                             \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    TABLE_PAIR(w, 4u * (blk) + r, F, LW, ENTRIES, TABLE, h, l)                                      \
+    a[2 * r] = h.x; a[2 * r + 1] = h.y;                                                             \
   }
 
 // The score phase's A fragment for block blk and token half h (tokens g + 8h): rows g and g + 8
@@ -292,8 +310,8 @@ void main() {
   amax = subgroupMax(amax);
   if (lane == 0u) qmax_sh[sg] = amax;
   // The tables meanwhile (the region holds nothing else yet).
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u);
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
   barrier();
   const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
   int qexp;
@@ -307,7 +325,7 @@ void main() {
       frag[(sg + 4u) * DIM + lane + 32u * i] = h.y;
     }
   barrier();
-  const float unscale = 1.0 / (CS * qs);  // a power of two
+  const float unscale = 1.0 / (K_CS * qs);  // (a power of two unless K is exact)
 
   // Qb's fragments, kept in registers for the whole split.
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
@@ -337,23 +355,30 @@ void main() {
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
+    // (Exact K: one MMA per block, rows = the 16 tokens.)
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
     s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
-      [[unroll]] for (uint h = 0; h < 2u; ++h) {
+      if (K_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
-        BUILD_A_HL(kw, kb, h, K_F, K_LW, K_ENTRIES, TAB_K, a)
-        s[h] = coopMatMulAddNV(a, qf[kb], s[h]);
+        BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)
+        s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
+      } else {
+        [[unroll]] for (uint h = 0; h < 2u; ++h) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
+          BUILD_A_HL(kw, kb, h, K_F, K_LW, K_ENTRIES, TAB_K, a)
+          s[h] = coopMatMulAddNV(a, qf[kb], s[h]);
+        }
       }
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1: in s[h],
-    // hi rows (elements 0, 1) plus lo rows (2, 3); the hi and lo columns of a query row sit in
-    // lanes c and c ^ 2.
+    // hi rows (elements 0, 1) plus lo rows (2, 3) (exact K: s[0]'s element i); the hi and lo
+    // columns of a query row sit in lanes c and c ^ 2.
     const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const float si = s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      const float si = K_EXACT ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
       sc[i] = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
     }
     if (pc.softcap > 0.0)
@@ -402,12 +427,17 @@ void main() {
     }
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
-    [[unroll]] for (uint db = 0; db < BLOCKS; ++db) {
-      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
-      BUILD_A(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, ah, al)
-      acc[db] = coopMatMulAddNV(ah, pf, acc[db]);
-      acc[db] = coopMatMulAddNV(al, pf, acc[db]);
-    }
+    [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+      if (V_EXACT) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
+        BUILD_A_EXACT(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, a)
+        acc[db] = coopMatMulAddNV(a, pf, acc[db]);
+      } else {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
+        BUILD_A(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, ah, al)
+        acc[db] = coopMatMulAddNV(ah, pf, acc[db]);
+        acc[db] = coopMatMulAddNV(al, pf, acc[db]);
+      }
     [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
     [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
     kn = nkn;
@@ -423,7 +453,7 @@ void main() {
   barrier();  // every subgroup is done with the tables before osh overwrites them
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const float o = (acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / CS);
+      const float o = (acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / V_CS);
       const uint j = r0 + (i & 1u), d = 16u * db + g + 8u * (i >> 1);
       if (c < 2u && j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, o);
     }

@@ -275,13 +275,15 @@ TEST(DecodeErrors, BadInputGetsClearErrors) {
   EXPECT_NO_THROW(dec.decode(0, f.seqs, 1, qt, ot));
 }
 
-// The same exactness at real depths, for GPUs (TKV_LARGE_CONTEXTS=1; too slow for lavapipe):
-// llama8b's shape at 32K and 128K for every type, batch 1, M 1 and 8.
+// The same exactness at real depths, for GPUs (TKV_LARGE_CONTEXTS=1, or a type's name to test
+// only it; too slow for lavapipe): llama8b's shape at 32K and 128K for every type, batch 1, M 1 and 8.
 TEST(DecodeExactness, LargeContexts) {
-  if (!std::getenv("TKV_LARGE_CONTEXTS")) GTEST_SKIP() << "set TKV_LARGE_CONTEXTS=1 (GPU only)";
+  const char* only = std::getenv("TKV_LARGE_CONTEXTS");
+  if (!only) GTEST_SKIP() << "set TKV_LARGE_CONTEXTS=1 or =<type> (GPU only)";
   for (uint32_t ctx : {32768u, 131072u})
     for (KvType t : kAllTypes)
       for (uint32_t m : {1u, 8u}) {
+        if (std::string(only) != "1" && parse_type(only) != t) continue;
         DecodeCase c;
         c.k_type = c.v_type = t;
         c.kv_heads = 8;

@@ -5,6 +5,9 @@
 // no VK_NV_cooperative_matrix); the plan tests check those reasons without a GPU.
 #include <gtest/gtest.h>
 
+#include <cstdio>
+#include <string>
+
 #include "attention/plan.hpp"
 #include "decode_fixture.hpp"
 
@@ -35,7 +38,11 @@ double tc_error(const DecodeCase& c, uint32_t splits = 0) {
 
 }  // namespace
 
+// Every operand is an f16 hi + lo pair (turbo2's centroids: one f16 value at their exact scale),
+// so what is left is float rounding: well under the common bound, and under the ~1e-4 that plain
+// f16 operands (11 significant bits) would give. Printed for the record.
 TEST(TensorCores, EveryTurboPairIsExact) {
+  constexpr double kRoundingBound = 2e-5;
   for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
     for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
       DecodeCase c;
@@ -43,7 +50,10 @@ TEST(TensorCores, EveryTurboPairIsExact) {
       c.v_type = v;
       c.lengths = {200, 45};
       SKIP_WITHOUT_TC(c);
-      EXPECT_LE(tc_error(c), kExactBound) << type_name(k) << " / " << type_name(v);
+      const double err = tc_error(c);
+      std::printf("tc %s / %s: max relative error per head %.3g\n", std::string(type_name(k)).c_str(),
+                  std::string(type_name(v)).c_str(), err);
+      EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v);
     }
 }
 
