@@ -359,6 +359,11 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
       return false;
     }
   }
+  const bool khr = tc && cache_.context().coopmat_khr();
+  if (tc) {  // B_NATIVE (id 16): B fragments in mma's order (KHR matrices, kvcache/vk/coopmat_khr.hpp)
+    if (!fused) constants.insert(constants.end(), {0u, 0u});
+    constants.push_back(khr ? 1u : 0u);
+  }
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
   // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598
@@ -368,7 +373,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   // checked above.
   const std::string shader = std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "");
   const auto& decode = pipelines.get(
-      {shader, constants, fused ? 10u : 8u, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false});
+      {shader, constants, fused ? 10u : 8u, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false, khr});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer

@@ -63,6 +63,7 @@ layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
 layout(constant_id = 13) const uint OUT_F16 = 0;
 layout(constant_id = 14) const uint K_NEW_F16 = 0;  // fused append: the new rows' formats
 layout(constant_id = 15) const uint V_NEW_F16 = 0;
+layout(constant_id = 16) const uint B_NATIVE = 0;  // 1: B fragments in mma.m16n8k16's own order (KHR)
 
 layout(local_size_x = 128) in;
 
@@ -417,13 +418,26 @@ void main() {
     // in registers: the driver's B elements of lane 4g + c are (token g, columns 2c, 2c + 1) and
     // (token g + 8, the same columns), the lane's own scores sc[0..3] (coopmat_probe.cpp checks).
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
+    float16_t pv[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u;
       const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
       l_run[k] += p;
       const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
       const f16vec2 h = split_hilo(w);
-      pf[i] = c < 2u ? h.x : h.y;
+      pv[i] = c < 2u ? h.x : h.y;
+    }
+    if (B_NATIVE == 0u) {
+      [[unroll]] for (uint i = 0; i < 4; ++i) pf[i] = pv[i];
+    } else {
+      // mma's order: lane 4g + c holds (token 2c, 2c + 1, 2c + 8, 2c + 9; column g); (token t < 8,
+      // column n) and (t + 8, n) sit in lane 4t + n / 2, elements n % 2 and 2 + n % 2.
+      const uint we = packFloat2x16(f16vec2(pv[0], pv[2])), wo = packFloat2x16(f16vec2(pv[1], pv[3]));
+      const uint sa = 8u * c + g / 2u;
+      const uint ae = subgroupShuffle(we, sa), ao = subgroupShuffle(wo, sa);
+      const uint be = subgroupShuffle(we, sa + 4u), bo = subgroupShuffle(wo, sa + 4u);
+      const f16vec2 av = unpackFloat2x16((g & 1u) != 0u ? ao : ae), bv = unpackFloat2x16((g & 1u) != 0u ? bo : be);
+      pf[0] = av.x; pf[1] = bv.x; pf[2] = av.y; pf[3] = bv.y;
     }
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.

@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 
 #include <cstdio>
+#include <map>
 #include <string>
 
 #include "attention/plan.hpp"
+#include "kvcache/vk/coopmat_khr.hpp"
+#include "kvcache/vk/shader_registry.hpp"
 #include "decode_fixture.hpp"
 
 using namespace tkv;
@@ -98,4 +101,51 @@ TEST(TensorCores, LargeScoresAndNorms) {
   c.lengths = {700};
   SKIP_WITHOUT_TC(c);
   EXPECT_LE(tc_error(c), kExactBound);
+}
+
+// The NV -> KHR cooperative-matrix rewrite (kvcache/vk/coopmat_khr.hpp, TKV_COOPMAT_KHR=1) on the
+// embedded shaders, checked word by word without a GPU: no NV matrix instruction is left, every
+// matrix type got the use its shape names, loads and stores keep their operands.
+TEST(TensorCores, KhrRewriteOfTheEmbeddedShaders) {
+  for (const char* name : {"decode_tc", "decode_tc_append", "coopmat_probe"}) {
+    const auto words = vk::find_shader(name);
+    ASSERT_FALSE(words.empty()) << name;
+    const auto out = vk::coopmat_nv_to_khr(words);
+    ASSERT_GT(out.size(), words.size()) << name;
+    EXPECT_EQ(out[3], words[3] + 3) << name << ": three new ids (the constants 0, 1, 2)";
+    std::map<uint32_t, uint32_t> constant;
+    size_t nv_types = 0, khr_types = 0, khr_muladds = 0, nv_muladds = 0, uses[3] = {};
+    bool khr_capability = false;
+    for (size_t i = 5; i < words.size(); i += words[i] >> 16) {
+      const uint32_t op = words[i] & 0xffffu;
+      nv_types += op == 5358;
+      nv_muladds += op == 5361;
+    }
+    for (size_t i = 5; i < out.size(); i += out[i] >> 16) {
+      const uint32_t op = out[i] & 0xffffu, n = out[i] >> 16;
+      ASSERT_GT(n, 0u);
+      EXPECT_TRUE(op < 5358 || op > 5362) << name << ": NV opcode " << op << " left";
+      if (op == 43 && n == 4) constant[out[i + 2]] = out[i + 3];
+      if (op == 17) {
+        EXPECT_NE(out[i + 1], 5357u) << name;
+        khr_capability = khr_capability || out[i + 1] == 6022;
+      }
+      if (op == 4456) {
+        ++khr_types;
+        ASSERT_EQ(n, 7u);
+        ASSERT_TRUE(constant.count(out[i + 6])) << name << ": the use is a constant declared before the type";
+        const uint32_t use = constant[out[i + 6]];
+        ASSERT_LT(use, 3u);
+        ++uses[use];
+      }
+      khr_muladds += op == 4459;
+    }
+    EXPECT_TRUE(khr_capability) << name;
+    EXPECT_EQ(khr_types, nv_types) << name;
+    EXPECT_EQ(khr_muladds, nv_muladds) << name;
+    EXPECT_EQ(uses[0], 1u) << name << ": one A type (f16 16x16)";
+    EXPECT_EQ(uses[1], 1u) << name << ": one B type (f16 16x8)";
+    EXPECT_EQ(uses[2], 1u) << name << ": one accumulator type (f32 16x8)";
+  }
+  EXPECT_TRUE(vk::coopmat_nv_to_khr(vk::find_shader("stream_read")).empty()) << "no matrices, no rewrite";
 }

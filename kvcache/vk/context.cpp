@@ -361,6 +361,19 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   const bool size_control = optional(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   const bool exec_props = optional(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   const bool coopmat = optional(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
+  // VK_KHR_cooperative_matrix beside the NV one (TKV_COOPMAT_KHR=1, opt-in until this form has
+  // run on a GPU): the tc kernels' NV matrices can then run as KHR ones (coopmat_khr.hpp), whose B
+  // operands the driver need not transpose before each MMA; the probe at the end of create()
+  // decides. (Vulkan 1.3.239's headers predate the extension: its feature structure is spelled out.)
+  struct CoopmatFeaturesKhr {
+    VkStructureType sType = VkStructureType(1000506000);  // ..._COOPERATIVE_MATRIX_FEATURES_KHR
+    void* pNext = nullptr;
+    VkBool32 cooperativeMatrix = VK_FALSE;
+    VkBool32 cooperativeMatrixRobustBufferAccess = VK_FALSE;
+  } ekhr, supported_khr;
+  const char* khr_name = "VK_KHR_cooperative_matrix";
+  const char* khr_env = std::getenv("TKV_COOPMAT_KHR");
+  const bool want_khr = coopmat && khr_env && std::string(khr_env) == "1";
 
   VkPhysicalDeviceSubgroupSizeControlFeatures sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   if (size_control) {
@@ -408,6 +421,25 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     chain = &ecm.pNext;
   }
   self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
+  if (want_khr) {
+    uint32_t count = 0;
+    vkEnumerateDeviceExtensionProperties(self->physical_device_, nullptr, &count, nullptr);
+    std::vector<VkExtensionProperties> props(count);
+    vkEnumerateDeviceExtensionProperties(self->physical_device_, nullptr, &count, props.data());
+    const bool present = std::any_of(props.begin(), props.end(), [&](const VkExtensionProperties& e) {
+      return std::strcmp(e.extensionName, khr_name) == 0;
+    });
+    if (present) {
+      VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+      supported.pNext = &supported_khr;
+      vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+      ekhr.cooperativeMatrix = supported_khr.cooperativeMatrix;
+      *chain = &ekhr;
+      chain = &ekhr.pNext;
+      extensions.push_back(khr_name);
+      self->coopmat_khr_enabled_ = ekhr.cooperativeMatrix == VK_TRUE;
+    }
+  }
   VkPhysicalDevicePipelineRobustnessFeaturesEXT erb{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   if (optional(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME)) {
     VkPhysicalDevicePipelineRobustnessFeaturesEXT supported_rb{
@@ -517,11 +549,19 @@ void Context::finish(const ContextOptions& options) {
   if (caps_.cooperative_matrix_nv && caps_.subgroup_size == 32) {
     std::string why;
     try {
-      caps_.mma_fragment_layout = probe_mma_fragment_layout(*this, &why);
+      caps_.mma_fragment_layout = probe_mma_fragment_layout(*this, false, &why);
     } catch (const Error& e) {
       why = e.what();
     }
     if (!caps_.mma_fragment_layout) spdlog::info("turbokv: no tc decode variant on {}: {}", caps_.name, why);
+    if (caps_.mma_fragment_layout && coopmat_khr_enabled_) {
+      try {
+        coopmat_khr_ = probe_mma_fragment_layout(*this, true, &why);
+      } catch (const Error& e) {
+        why = e.what();
+      }
+      spdlog::debug("turbokv: tc matrices on {}: {}", caps_.name, coopmat_khr_ ? "KHR" : "NV (KHR: " + why + ")");
+    }
   }
   spdlog::debug("turbokv: using device {} ({}, {}, driver {} {}, subgroup {}, {} compute units)", caps_.name,
                 vendor_name(caps_.vendor), device_class_name(caps_.device_class), caps_.driver_name,

@@ -121,6 +121,10 @@ class Context {
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_fn() const { return push_descriptor_; }
   // Whether the driver reports compiler statistics of pipelines (VK_KHR_pipeline_executable_properties).
   bool pipeline_statistics() const { return pipeline_statistics_; }
+  // Whether the tc pipelines run their NV cooperative matrices as KHR ones (PipelineKey::coopmat_khr):
+  // VK_KHR_cooperative_matrix enabled, its fragments laid out as the tc kernel expects (probed),
+  // and TKV_COOPMAT_KHR=1 (opt-in for now).
+  bool coopmat_khr() const { return coopmat_khr_; }
   // Whether pipelines may turn the driver's bounds checks off (VK_EXT_pipeline_robustness enabled
   // on a device this context created).
   bool pipeline_robustness() const { return pipeline_robustness_; }
@@ -174,6 +178,8 @@ class Context {
   [[noreturn]] void refuse_unsettled() const;
   PFN_vkCmdPushDescriptorSetKHR push_descriptor_ = nullptr;
   bool pipeline_statistics_ = false;
+  bool coopmat_khr_enabled_ = false;  // the extension and its feature enabled on the device
+  bool coopmat_khr_ = false;
   bool pipeline_robustness_ = false;
   bool owns_device_ = true;
   std::unique_ptr<PipelineStore> pipelines_;

@@ -10,10 +10,12 @@
 
 namespace tkv::vk {
 
-bool probe_mma_fragment_layout(Context& ctx, std::string* why) {
+bool probe_mma_fragment_layout(Context& ctx, bool khr, std::string* why) {
   constexpr uint32_t kLanes = 32, kPerLane = 19;
   Buffer out(ctx, kLanes * kPerLane * 4, MemoryKind::readback);
-  const Pipeline& probe = ctx.pipelines().get({"coopmat_probe", {}, 1, 0});
+  PipelineKey key{"coopmat_probe", {}, 1, 0};
+  key.coopmat_khr = khr;
+  const Pipeline& probe = ctx.pipelines().get(key);
   ctx.run([&](Recorder& r) {
     r.bind(probe, {out});
     r.dispatch(1);
@@ -51,8 +53,9 @@ bool probe_mma_fragment_layout(Context& ctx, std::string* why) {
                       " holds position " + std::to_string(x[10 + i]) + ", mma.m16n8k16 puts " +
                       std::to_string(row * 8 + col) + " there");
     }
-    for (uint32_t i = 0; i < 4; ++i) {  // B (k x n): k = g, g+8 x n = 2c, 2c+1 (the driver's order)
-      const uint32_t k = g + 8 * (i >> 1), n = 2 * c + (i & 1);
+    for (uint32_t i = 0; i < 4; ++i) {  // B (k x n): k = g, g+8 x n = 2c, 2c+1 (the driver's NV order);
+      // KHR matrices of use B (coopmat_khr.hpp): mma's own, k = 2c, 2c+1, 2c+8, 2c+9 x n = g
+      const uint32_t k = khr ? 2 * c + (i & 1) + 8 * (i >> 1) : g + 8 * (i >> 1), n = khr ? g : 2 * c + (i & 1);
       if (x[15 + i] != float(k * 8 + n))
         return differ("lane " + std::to_string(lane) + " B element " + std::to_string(i) + " holds position " +
                       std::to_string(x[15 + i]) + ", expected " + std::to_string(k * 8 + n));

@@ -17,6 +17,8 @@ class Context;
 
 // True when every lane's elements of a 16x16 f16 A fragment, a 16x8 f16 B fragment and a 16x8 f32
 // accumulator sit where the layout above puts them; false (and `why` says what differed) otherwise.
-bool probe_mma_fragment_layout(Context& ctx, std::string* why = nullptr);
+// khr: the probe's matrices run as KHR ones (PipelineKey::coopmat_khr), whose B fragment must
+// then be in mma's own order (lane 4g + c: k = 2c, 2c+1, 2c+8, 2c+9, n = g).
+bool probe_mma_fragment_layout(Context& ctx, bool khr, std::string* why = nullptr);
 
 }  // namespace tkv::vk

@@ -16,6 +16,7 @@
 #include "kvcache/vk/enveloped_file.hpp"
 #include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
+#include "kvcache/vk/coopmat_khr.hpp"
 #include "kvcache/vk/specialize.hpp"
 
 namespace tkv::vk {
@@ -182,14 +183,18 @@ VkShaderModule PipelineStore::module_for(const PipelineKey& key, bool& owned) {
   const bool host = key.host_specialize && !key.constants.empty();
   const std::vector<uint32_t> specialized = host ? specialized_words(key, words) : std::vector<uint32_t>{};
   owned = !specialized.empty();
+  const std::string name = key.shader + (key.coopmat_khr ? " (KHR matrices)" : "");
   if (!owned)
-    if (auto it = modules_.find(key.shader); it != modules_.end()) return it->second;
+    if (auto it = modules_.find(name); it != modules_.end()) return it->second;
+  std::span<const uint32_t> code = owned ? std::span<const uint32_t>(specialized) : words;
+  const std::vector<uint32_t> khr = key.coopmat_khr ? coopmat_nv_to_khr(code) : std::vector<uint32_t>{};
+  if (!khr.empty()) code = khr;
   VkShaderModuleCreateInfo info{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
-  info.codeSize = (owned ? specialized.size() : words.size()) * 4;
-  info.pCode = owned ? specialized.data() : words.data();
+  info.codeSize = code.size() * 4;
+  info.pCode = code.data();
   VkShaderModule module = VK_NULL_HANDLE;
   TKV_VK(vkCreateShaderModule(d, &info, nullptr, &module));
-  if (!owned) modules_[key.shader] = module;
+  if (!owned) modules_[name] = module;
   return module;
 }
 

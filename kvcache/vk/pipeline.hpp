@@ -30,6 +30,8 @@ struct PipelineKey {
   // allows it (VK_EXT_pipeline_robustness), for kernels whose every address the host has
   // validated (the decode kernels: page tables, lengths and shapes are checked before recording).
   bool bounds_checks = true;
+  // The shader's NV cooperative matrices as KHR ones (coopmat_khr.hpp; Context::coopmat_khr()).
+  bool coopmat_khr = false;
   auto operator<=>(const PipelineKey&) const = default;
 };
 
