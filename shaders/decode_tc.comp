@@ -14,7 +14,8 @@
 // so every operand is split into f16 hi + lo halves: Qb's 8 columns are the rows' q_hi (0..3)
 // and q_lo (4..7), Pb's the rows' w_hi and w_lo (w = p x norm_v), and C is multiplied as C_hi and
 // C_lo (rows of one MMA for the scores, two MMAs into one accumulator for the output): column j +
-// column j+4 of an accumulator is row j's value, with every cross term but lo x lo.
+// column j+4 of an accumulator is row j's value, with every cross term but lo x lo. turbo2's C is
+// exact in f16 at its own scale (CS2 below): no C_lo, one MMA per 16 tokens and per block.
 //
 // The cache's tiles hold each lane's fragment elements in its own words (lane 4g + c: pairs
 // j = 4 blk + r, r the A register, kvcache/layout.hpp), so a lane loads its words straight from
@@ -311,8 +312,10 @@ void main() {
   amax = subgroupMax(amax);
   if (lane == 0u) qmax_sh[sg] = amax;
   // The tables meanwhile (the region holds nothing else yet).
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG) region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG) region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
+    region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
+    region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
   barrier();
   const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
   int qexp;
@@ -416,7 +419,9 @@ void main() {
       [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2), built
     // in registers: the driver's B elements of lane 4g + c are (token g, columns 2c, 2c + 1) and
-    // (token g + 8, the same columns), the lane's own scores sc[0..3] (coopmat_probe.cpp checks).
+    // (token g + 8, the same columns), the lane's own scores sc[0..3] (coopmat_probe.cpp checks;
+    // NV matrices: the driver transposes them into mma's order before each MMA). Under KHR
+    // matrices (B_NATIVE) the fragment is in mma's order already: the lanes trade values.
     fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
     float16_t pv[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
