@@ -10,6 +10,7 @@
 #include <string>
 
 #include "attention/plan.hpp"
+#include "kvcache/error.hpp"
 #include "kvcache/vk/coopmat_khr.hpp"
 #include "kvcache/vk/shader_registry.hpp"
 #include "decode_fixture.hpp"
@@ -148,4 +149,19 @@ TEST(TensorCores, KhrRewriteOfTheEmbeddedShaders) {
     EXPECT_EQ(uses[2], 1u) << name << ": one accumulator type (f32 16x8)";
   }
   EXPECT_TRUE(vk::coopmat_nv_to_khr(vk::find_shader("stream_read")).empty()) << "no matrices, no rewrite";
+}
+
+// A module it cannot read is an error that says so, never a half-rewritten module.
+TEST(TensorCores, KhrRewriteRefusesBrokenModules) {
+  const auto words = vk::find_shader("decode_tc");
+  ASSERT_FALSE(words.empty());
+  std::vector<uint32_t> truncated(words.begin(), words.begin() + words.size() / 2);
+  truncated.back() = 0x7fff0000u | 5358u;  // an instruction claiming more words than are left
+  EXPECT_THROW(vk::coopmat_nv_to_khr(truncated), Error);
+  std::vector<uint32_t> not_spirv(words.begin(), words.end());
+  not_spirv[0] = 0x12345678u;
+  EXPECT_THROW(vk::coopmat_nv_to_khr(not_spirv), Error);
+  std::vector<uint32_t> zero_length(words.begin(), words.end());
+  zero_length[5] = 0;  // a zero word count would loop forever
+  EXPECT_THROW(vk::coopmat_nv_to_khr(zero_length), Error);
 }
