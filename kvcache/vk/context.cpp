@@ -421,24 +421,15 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     chain = &ecm.pNext;
   }
   self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
-  if (want_khr) {
-    uint32_t count = 0;
-    vkEnumerateDeviceExtensionProperties(self->physical_device_, nullptr, &count, nullptr);
-    std::vector<VkExtensionProperties> props(count);
-    vkEnumerateDeviceExtensionProperties(self->physical_device_, nullptr, &count, props.data());
-    const bool present = std::any_of(props.begin(), props.end(), [&](const VkExtensionProperties& e) {
-      return std::strcmp(e.extensionName, khr_name) == 0;
-    });
-    if (present) {
-      VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
-      supported.pNext = &supported_khr;
-      vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
-      ekhr.cooperativeMatrix = supported_khr.cooperativeMatrix;
-      *chain = &ekhr;
-      chain = &ekhr.pNext;
-      extensions.push_back(khr_name);
-      self->coopmat_khr_enabled_ = ekhr.cooperativeMatrix == VK_TRUE;
-    }
+  if (want_khr && device_extension_names(self->physical_device_).count(khr_name)) {
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &supported_khr;
+    vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+    ekhr.cooperativeMatrix = supported_khr.cooperativeMatrix;
+    *chain = &ekhr;
+    chain = &ekhr.pNext;
+    extensions.push_back(khr_name);
+    self->coopmat_khr_enabled_ = ekhr.cooperativeMatrix == VK_TRUE;
   }
   VkPhysicalDevicePipelineRobustnessFeaturesEXT erb{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PIPELINE_ROBUSTNESS_FEATURES_EXT};
   if (optional(VK_EXT_PIPELINE_ROBUSTNESS_EXTENSION_NAME)) {

@@ -1,6 +1,8 @@
 #include "kvcache/vk/coopmat_khr.hpp"
 
+#include <cstring>
 #include <map>
+#include <string_view>
 
 #include "kvcache/error.hpp"
 
@@ -21,6 +23,12 @@ void put_string(std::vector<uint32_t>& out, const std::string& s) {
   const size_t at = out.size();
   out.resize(at + n, 0);
   for (size_t i = 0; i < s.size(); ++i) out[at + i / 4] |= uint32_t(uint8_t(s[i])) << (8 * (i % 4));
+}
+
+// An instruction's literal string operand starting at its word 1, read within its n words.
+std::string_view literal(const uint32_t* w, uint32_t n) {
+  const char* s = reinterpret_cast<const char*>(w + 1);
+  return {s, strnlen(s, 4 * size_t(n - 1))};
 }
 
 void bad(const std::string& why) { fail(ErrorCode::invalid_argument, "coopmat_nv_to_khr: " + why); }
@@ -63,7 +71,7 @@ std::vector<uint32_t> coopmat_nv_to_khr(std::span<const uint32_t> words) {
     };
     if (op == kOpCapability && w[1] == kCapNv) {
       emit(kOpCapability, {kCapKhr});
-    } else if (op == kOpExtension && std::string(reinterpret_cast<const char*>(w + 1)) == "SPV_NV_cooperative_matrix") {
+    } else if (op == kOpExtension && literal(w, n) == "SPV_NV_cooperative_matrix") {
       std::vector<uint32_t> s;
       put_string(s, "SPV_KHR_cooperative_matrix");
       out.push_back(uint32_t((1 + s.size()) << 16) | kOpExtension);

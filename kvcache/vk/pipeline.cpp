@@ -12,11 +12,11 @@
 
 #include "kvcache/error.hpp"
 #include "kvcache/vk/check.hpp"
+#include "kvcache/vk/coopmat_khr.hpp"
 #include "kvcache/vk/context.hpp"
 #include "kvcache/vk/enveloped_file.hpp"
 #include "kvcache/vk/live_objects.hpp"
 #include "kvcache/vk/shader_registry.hpp"
-#include "kvcache/vk/coopmat_khr.hpp"
 #include "kvcache/vk/specialize.hpp"
 
 namespace tkv::vk {
