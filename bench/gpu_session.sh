@@ -11,7 +11,7 @@
 #   splits    short contexts: µs per call at the plan's split count and at forced counts
 #   inspect   what the compiler made of the decode pipelines: statistics and the SASS from the
 #             pipeline cache (bench/sass_dump.py; everything in $OUT/inspect.tar.gz)
-#   khr       the tc kernel with KHR matrices (TKV_COOPMAT_KHR=1) against NV: tests and times
+#   khr       the tc kernel with KHR matrices (the default) against NV (TKV_COOPMAT_KHR=0): tests and times
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
@@ -120,11 +120,11 @@ for step in "$@"; do
       for f in $I/sass/*.sass; do grep -q HMMA "$f" && echo "$f: $(python3 bench/sass_loop.py "$f" | tr '\n' ' ')"; done \
         | cut -c1-400 | tee $I/loops.txt
       tar czf "$OUT/inspect.tar.gz" -C /tmp inspect ;;
-    khr)  # the tc kernel's matrices as KHR ones (TKV_COOPMAT_KHR=1, opt-in) against NV: which one
-          # the context chose, the tc and fused-append suites under KHR, then modes 0 and 1 both ways
+    khr)  # the tc kernel's matrices as KHR ones (default) against NV ones (TKV_COOPMAT_KHR=0): which
+          # one the context chose, the tc and fused-append suites under NV, then modes 0 and 1 both ways
       mkdir -p "$OUT/khr"
-      (TKV_COOPMAT_KHR=1 TKV_LOG=debug $B/tests/test_decode_tc 2>&1 | grep -E "tc matrices|tc decode|^tc |PASSED|FAILED|SKIPPED"
-       TKV_COOPMAT_KHR=1 $B/tests/test_append_decode --gtest_brief=1 2>&1 | tail -3) | tee "$OUT/khr/tests.txt"
+      (TKV_COOPMAT_KHR=0 TKV_LOG=debug $B/tests/test_decode_tc 2>&1 | grep -E "tc matrices|tc decode|^tc |PASSED|FAILED|SKIPPED"
+       TKV_COOPMAT_KHR=0 $B/tests/test_append_decode --gtest_brief=1 2>&1 | tail -3) | tee "$OUT/khr/tests.txt"
       for round in 1 2; do
         for k in 0 1; do
           TKV_COOPMAT_KHR=$k $B/profile/turboprof profile --workload llama8b --ctx 8k,32k,128k \

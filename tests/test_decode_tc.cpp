@@ -104,7 +104,7 @@ TEST(TensorCores, LargeScoresAndNorms) {
   EXPECT_LE(tc_error(c), kExactBound);
 }
 
-// The NV -> KHR cooperative-matrix rewrite (kvcache/vk/coopmat_khr.hpp, TKV_COOPMAT_KHR=1) on the
+// The NV -> KHR cooperative-matrix rewrite (kvcache/vk/coopmat_khr.hpp, the default) on the
 // embedded shaders, checked word by word without a GPU: no NV matrix instruction is left, every
 // matrix type got the use its shape names, loads and stores keep their operands.
 TEST(TensorCores, KhrRewriteOfTheEmbeddedShaders) {

