@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "attention/timeline.hpp"
 #include "kvcache/error.hpp"
 #include "kvcache/fp16.hpp"
 #include "kvcache/vk/command.hpp"
@@ -239,7 +240,8 @@ void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<co
   if (uint32_t(options.fusion) > 2)
     fail(ErrorCode::invalid_argument, "append_decode: AppendFusion value " + std::to_string(uint32_t(options.fusion)) +
                                           " is not automatic (0), fused (1) or separate (2)");
-  const bool fuse = options.fusion != AppendFusion::separate;
+  // The timeline's stamping kernels have no fused form: append, then decode while it is on.
+  const bool fuse = options.fusion != AppendFusion::separate && timeline_.buffer == VK_NULL_HANDLE;
   size_t extended = 0;
   bool done = false;
   try {
@@ -348,6 +350,17 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
                direct ? 1u : 0u,      uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
                uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
+  const bool timeline = timeline_.buffer != VK_NULL_HANDLE && !fused;  // (record_append_decode: never fused then)
+  if (timeline) {
+    if (!cache_.context().device_clock())
+      fail(ErrorCode::invalid_argument, "decode timeline: device " + caps.name +
+                                            " offers no shader device clock (VK_KHR_shader_clock)");
+    const uint64_t need = timeline_grid(p, c.kv_heads, s.batch).bytes();
+    if (timeline_.bytes < need)
+      fail(ErrorCode::invalid_argument, "decode timeline: the trace range holds " + std::to_string(timeline_.bytes) +
+                                            " bytes, the call's " + std::to_string(timeline_grid(p, c.kv_heads, s.batch).workgroups()) +
+                                            " workgroups need " + std::to_string(need));
+  }
   if (fused) {
     constants.push_back(uint32_t(new_k->format));
     constants.push_back(uint32_t(new_v->format));
@@ -371,9 +384,10 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   // slower (turbo4 128K 128 -> 265 us). Both run without the driver's bounds checks where the
   // device allows it: every address they form comes from the page tables, lengths and shapes
   // checked above.
-  const std::string shader = std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "");
-  const auto& decode = pipelines.get(
-      {shader, constants, fused ? 10u : 8u, uint32_t(sizeof(DecodePush)), 0, !tc && host_specialize_, false, khr});
+  const std::string shader =
+      std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "") + (timeline ? "_timeline" : "");
+  const auto& decode = pipelines.get({shader, constants, fused ? 10u : timeline ? 9u : 8u, uint32_t(sizeof(DecodePush)),
+                                      0, !tc && host_specialize_, false, khr});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
   // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer
@@ -399,10 +413,18 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   bindings.insert(bindings.begin(),
                   {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
                    vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials, arrivals});
+  if (timeline) bindings.push_back(vk::BufferRange(timeline_.buffer, timeline_.offset, timeline_.bytes));
   r.bind(decode, std::span<const vk::BufferRange>(bindings), push);
   r.dispatch(slots, c.kv_heads * p.row_chunks, s.batch);
   r.barrier();
   return true;
+}
+
+void Decoder::set_timeline(DeviceTensor trace) {
+  if (trace.buffer != VK_NULL_HANDLE && trace.offset % 256 != 0)
+    fail(ErrorCode::invalid_argument, "decode timeline: offset " + std::to_string(trace.offset) +
+                                          " is not a multiple of 256");
+  timeline_ = trace;
 }
 
 void Decoder::decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,

@@ -115,6 +115,13 @@ class Decoder {
                             DeviceTensor k, DeviceTensor v, DeviceTensor q, DeviceTensor out,
                             const DecodeOptions& options = {});
 
+  // Profiling (turboprof timeline): while `trace.buffer` is set, the calls recorded run the
+  // kernels that stamp each workgroup's phases into `trace` (attention/timeline.hpp: at least
+  // timeline_grid(plan, ...).bytes() from `offset`, a multiple of 256), and record_append_decode
+  // appends, then decodes (the fused kernels carry no stamps). Needs Context::device_clock().
+  // VK_NULL_HANDLE: off (the default).
+  void set_timeline(DeviceTensor trace);
+
  private:
   // record() and record_append_decode(): new_k / new_v null for a plain decode. False (nothing
   // recorded) when the fused kernel would not fit the device's shared memory.
@@ -136,6 +143,7 @@ class Decoder {
   // TKV_SPECIALIZE when the decoder is made ("0": the driver specializes it, for comparisons).
   bool host_specialize_ = true;
   vk::Buffer seq_info_, partials_, arrivals_, q_staging_, out_staging_;
+  DeviceTensor timeline_;  // set_timeline's range; buffer VK_NULL_HANDLE: off
   // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
   // by the next decode(), which waits for its own submission.
   std::vector<vk::Buffer> retired_;

@@ -12,6 +12,8 @@
 #   inspect   what the compiler made of the decode pipelines: statistics and the SASS from the
 #             pipeline cache (bench/sass_dump.py; everything in $OUT/inspect.tar.gz)
 #   khr       the tc kernel with KHR matrices (the default) against NV (TKV_COOPMAT_KHR=0): tests and times
+#   timeline  test_timeline, then turboprof timeline: every type's phases at 1K-128K (where the
+#             per-call fixed cost goes: launch, prologue, tiles, partials, merge, output)
 #   targets   bench/run_targets.sh: correctness, sweep, profiles, append, PyTorch peer, then the
 #             P1-P8 table (3 files: targets.txt, targets-log.txt, targets.tar.gz)
 set -uo pipefail
@@ -120,6 +122,12 @@ for step in "$@"; do
       for f in $I/sass/*.sass; do grep -q HMMA "$f" && echo "$f: $(python3 bench/sass_loop.py "$f" | tr '\n' ' ')"; done \
         | cut -c1-400 | tee $I/loops.txt
       tar czf "$OUT/inspect.tar.gz" -C /tmp inspect ;;
+    timeline)  # each workgroup's phases from the device clock (turboprof timeline)
+      mkdir -p "$OUT/timeline"
+      $B/tests/test_timeline --gtest_brief=1 2>&1 | tail -4 | tee "$OUT/timeline/tests.txt"
+      $B/profile/turboprof timeline --workload llama8b --ctx ${TIMELINE_CTX:-1k,4k,8k,32k,128k} \
+        --types ${TIMELINE_TYPES:-all} --repeat 20 --out "$OUT/timeline" > "$OUT/timeline/table.txt" 2>&1
+      cat "$OUT/timeline/table.txt" ;;
     khr)  # the tc kernel's matrices as KHR ones (default) against NV ones (TKV_COOPMAT_KHR=0): which
           # one the context chose, the tc and fused-append suites under NV, then modes 0 and 1 both ways
       mkdir -p "$OUT/khr"

@@ -46,5 +46,7 @@ int run_sweep(const CommonOptions& o);
 // Exit status 1 when a figure exceeds its bound.
 int run_check(const CommonOptions& o);
 int run_tune(const CommonOptions& o);
+// Where a call's time goes: the phase stamps of its workgroups (profile/timeline.hpp).
+int run_timeline(const CommonOptions& o);
 
 }  // namespace tkv::prof

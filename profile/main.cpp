@@ -82,6 +82,12 @@ int main(int argc, char** argv) {
   tune->add_flag("--dry-run", o.dry_run, "measure and print; write no policy file");
   tune->add_option("--out", o.out_dir, "directory for tune.csv and tune.json");
 
+  auto* timeline = app.add_subcommand("timeline", "where a call's time goes: each workgroup's phases from the "
+                                                  "device clock (launch, prologue, tiles, partials, merge, output)");
+  shape(timeline);
+  timeline->add_option("--repeat", o.repeat, "traced calls per point (medians)")->check(CLI::Range(1, 10000));
+  timeline->add_option("--out", o.out_dir, "directory for timeline.csv and timeline.json");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -99,6 +105,7 @@ int main(int argc, char** argv) {
     if (*sweep) return run_sweep(o);
     if (*check) return run_check(o);
     if (*tune) return run_tune(o);
+    if (*timeline) return run_timeline(o);
   } catch (const tkv::Error& e) {
     std::fprintf(stderr, "turboprof: %s\n", one_line(e.what()).c_str());
     return 2;

@@ -57,8 +57,10 @@ void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record)
 }
 
 // Times `repeats` recordings of `one` (the i-th between two timestamps) in one submission, after
-// the warm-up; microseconds per recording.
-Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one);
+// the warm-up; microseconds per recording. `before`, when given, is recorded first in every
+// submission, outside the timed spans (a barrier follows it).
+Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one,
+                     const std::function<void(vk::Recorder&)>& before = {});
 
 }  // namespace
 
@@ -76,10 +78,15 @@ Timing summarize(std::vector<double> samples) {
 
 namespace {
 
-Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one) {
+Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one,
+                     const std::function<void(vk::Recorder&)>& before) {
   vk::TimestampPool timer(ctx, 2 * repeats);
   auto record = [&](vk::Recorder& r, bool timed) {
     if (timed) timer.reset(r);
+    if (before) {
+      before(r);
+      r.barrier();
+    }
     for (uint32_t i = 0; i < repeats; ++i) {
       if (timed) timer.write(r, 2 * i);
       one(r, i);
@@ -226,6 +233,28 @@ Timing DecodeBench::time_step(uint32_t layers, uint32_t repeats, const DecodeOpt
       decoder_->record(r, layer % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
                        {out_.handle(), 0, out_.size()}, options);
   });
+}
+
+TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options) {
+  TracedCalls t;
+  t.grid = timeline_grid(plan(options), setup_.kv_heads, setup_.batch);
+  const uint64_t stride = (t.grid.bytes() + 255) & ~uint64_t(255);
+  vk::Buffer trace(*ctx_, stride * repeats, vk::MemoryKind::device);
+  // Zeros before every submission: a workgroup that leaves early stamps only its start and flags.
+  t.timing = time_repeated(
+      *ctx_, repeats,
+      [&](vk::Recorder& r, uint32_t i) {
+        decoder_->set_timeline({trace.handle(), stride * i, t.grid.bytes()});
+        decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
+                         {out_.handle(), 0, out_.size()}, options);
+        decoder_->set_timeline({});
+      },
+      [&](vk::Recorder& r) { r.fill(trace, 0, VK_WHOLE_SIZE, 0); });
+  std::vector<uint32_t> words(stride * repeats / 4);
+  vk::download(*ctx_, trace, 0, std::as_writable_bytes(std::span(words)));
+  for (uint32_t i = 0; i < repeats; ++i)
+    t.calls.push_back(read_timeline(std::span(words).subspan(stride / 4 * i, stride / 4), t.grid));
+  return t;
 }
 
 std::vector<float> DecodeBench::run_once(const std::vector<float>& q, const DecodeOptions& options) {

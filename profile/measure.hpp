@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "attention/decoder.hpp"
+#include "attention/timeline.hpp"
 #include "kvcache/kv_cache.hpp"
 
 namespace tkv::prof {
@@ -28,6 +29,14 @@ struct ReadBandwidth {
   double gb_per_s = 0;
 };
 ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
+
+// Calls timed while their workgroups stamp their phases (Decoder::set_timeline): the GPU
+// timestamps' times and each call's records.
+struct TracedCalls {
+  Timing timing;
+  TimelineGrid grid;
+  std::vector<std::vector<WorkgroupTimeline>> calls;  // [call][workgroup]
+};
 
 struct DecodeSetup {
   KvType k_type = KvType::turbo3;
@@ -60,6 +69,8 @@ class DecodeBench {
   // Times `repeats` decode steps: `layers` calls (a model's layers, rotating over the bench's
   // cache layers) recorded back to back in one command buffer, as an engine records a step.
   Timing time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options = {});
+  // time(), with the timeline kernels (Decoder::set_timeline): needs Context::device_clock().
+  TracedCalls trace(uint32_t repeats, const DecodeOptions& options = {});
   // Runs one call and returns its output (f32), for checks.
   std::vector<float> run_once(const std::vector<float>& q, const DecodeOptions& options = {});
 

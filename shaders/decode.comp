@@ -25,6 +25,9 @@
 #extension GL_KHR_shader_subgroup_shuffle : require
 #extension GL_KHR_shader_subgroup_arithmetic : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef TKV_TIMELINE
+#extension GL_EXT_shader_realtime_clock : require
+#endif
 
 #include "codebooks.glsl"
 #include "layout.glsl"
@@ -351,6 +354,7 @@ TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
 #include "split_merge.glsl"
+#include "timeline.glsl"
 TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
@@ -466,6 +470,7 @@ void main() {
 #endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
+  TL_STAMP(0u);
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
@@ -478,7 +483,10 @@ void main() {
   const uint covered = len;
 #endif
   const uint start = split * pc.chunk;
-  if (start >= covered) return;  // uniform: the whole workgroup leaves
+  if (start >= covered) {  // uniform: the whole workgroup leaves
+    TL_END(split, false, false);
+    return;
+  }
   const uint end = min(covered, start + pc.chunk);
 
   const uint kdim0 = k_dim_base(lane), vdim0 = v_dim_base(lane);  // the lane's first dims
@@ -527,6 +535,7 @@ void main() {
     }
   }
   barrier();  // qsh is reused after the loop
+  TL_STAMP(1u);
 
   vec4 m_run[ROWS4], l_run[ROWS4];
   vec4 o[ROWS * DPL4];
@@ -659,6 +668,7 @@ void main() {
       msh[(sg * ROWS + j) * 2 + 1] = LR(j);
     }
   barrier();
+  TL_STAMP(2u);
   float m_all[ROWS], l_all[ROWS];
   [[unroll]] for (uint j = 0; j < ROWS; ++j) {
     float mx = NEG_INF;
@@ -693,12 +703,21 @@ void main() {
           k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
     }
     const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT;
-    if (!arrive_last(group_of(b, kvh, row_chunk), n)) return;
+    const bool last = arrive_last(group_of(b, kvh, row_chunk), n);
+    TL_STAMP(3u);
+    if (!last) {
+      TL_END(split, true, false);
+      return;
+    }
     merge_splits(b, kvh, row0, n, tid, WG);
   } else {
     [[unroll]] for (uint j = 0; j < ROWS; ++j)
       if (tid == j) merge_l[j] = l_all[j];
     barrier();
+    TL_STAMP(3u);
   }
+  TL_STAMP(4u);
   finish_rows(b, kvh, row0, tid, WG);
+  TL_STAMP(5u);
+  TL_END(split, true, true);
 }

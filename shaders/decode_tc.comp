@@ -41,6 +41,9 @@
 #extension GL_KHR_memory_scope_semantics : require
 #extension GL_NV_cooperative_matrix : require
 #extension GL_EXT_control_flow_attributes : require
+#ifdef TKV_TIMELINE
+#extension GL_EXT_shader_realtime_clock : require
+#endif
 
 #include "codebooks.glsl"
 #include "layout.glsl"
@@ -242,6 +245,7 @@ TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
 #include "split_merge.glsl"
+#include "timeline.glsl"
 TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
@@ -268,6 +272,7 @@ void main() {
 #endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
+  TL_STAMP(0u);
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
@@ -280,7 +285,10 @@ void main() {
   const uint covered = len;
 #endif
   const uint start = split * pc.chunk;
-  if (start >= covered) return;
+  if (start >= covered) {
+    TL_END(split, false, false);
+    return;
+  }
   const uint end = min(covered, start + pc.chunk);
 
   const uint first_page = start / PAGE_SIZE;
@@ -334,6 +342,7 @@ void main() {
   // Qb's fragments, kept in registers for the whole split.
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
   [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
+  TL_STAMP(1u);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
@@ -470,6 +479,7 @@ void main() {
     l_run[k] += subgroupShuffleXor(l_run[k], 16u);
   }
   barrier();  // every subgroup is done with the tables before osh overwrites them
+  TL_STAMP(2u);
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const float o = (acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / V_CS);
@@ -500,7 +510,15 @@ void main() {
     part[partial_index(b, kvh, gr, split, k)] = k == 0u ? mx : v;
   }
   const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
-  if (!arrive_last(group_of(b, kvh, row_chunk), n)) return;
+  const bool last = arrive_last(group_of(b, kvh, row_chunk), n);
+  TL_STAMP(3u);
+  if (!last) {
+    TL_END(split, true, false);
+    return;
+  }
   merge_splits(b, kvh, row0, n, tid, WG);
+  TL_STAMP(4u);
   finish_rows(b, kvh, row0, tid, WG);
+  TL_STAMP(5u);
+  TL_END(split, true, true);
 }

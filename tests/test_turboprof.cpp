@@ -303,6 +303,22 @@ TEST(Turboprof, SweepJsonOnStdout) {
   fs::remove_all(dir);
 }
 
+TEST(Turboprof, TimelineReportsEachPhase) {
+  const auto dir = scratch("timeline");
+  const auto r = turboprof("timeline " + kSmall + " --types turbo3,q8_0 --ctx 512 --json", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["rows"].size(), 2u);
+  for (const auto& row : doc["rows"]) {
+    EXPECT_GT(row["workgroups_with_tokens"].get<uint32_t>(), 0u) << row.dump();
+    EXPECT_GE(row["mergers"].get<uint32_t>(), 2u) << row.dump();  // one per KV head (batch 1, m 1)
+    EXPECT_GT(row["span_us"].get<double>(), 0.0) << row.dump();
+    EXPECT_GT(row["tiles_us"].get<double>(), 0.0) << row.dump();
+    EXPECT_GT(row["call_us"].get<double>(), 0.0) << row.dump();
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Turboprof, CheckPassesAndReportsFigures) {
   const auto dir = scratch("check");
   const auto out_dir = dir / "out";

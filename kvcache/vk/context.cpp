@@ -443,6 +443,22 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     chain = &erb.pNext;
   }
   self->pipeline_robustness_ = erb.pipelineRobustness;
+  // The device's real-time clock in shaders, where present: only turboprof's timeline kernels
+  // read it (shaders/timeline.glsl); nothing else changes with it.
+  VkPhysicalDeviceShaderClockFeaturesKHR eclock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+  if (device_extension_names(self->physical_device_).count(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+    VkPhysicalDeviceShaderClockFeaturesKHR supported_clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
+    VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+    supported.pNext = &supported_clock;
+    vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
+    if (supported_clock.shaderDeviceClock) {
+      eclock.shaderDeviceClock = VK_TRUE;
+      *chain = &eclock;
+      chain = &eclock.pNext;
+      extensions.push_back(VK_KHR_SHADER_CLOCK_EXTENSION_NAME);
+      self->device_clock_ = true;
+    }
+  }
 
   VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
   info.pNext = &enabled;

@@ -125,6 +125,9 @@ class Context {
   // VK_KHR_cooperative_matrix enabled, its fragments laid out as the tc kernel expects (probed),
   // and not turned off by TKV_COOPMAT_KHR=0.
   bool coopmat_khr() const { return coopmat_khr_; }
+  // Whether shaders may read the device's real-time clock (VK_KHR_shader_clock's
+  // shaderDeviceClock, enabled on devices this context created): turboprof's timeline.
+  bool device_clock() const { return device_clock_; }
   // Whether pipelines may turn the driver's bounds checks off (VK_EXT_pipeline_robustness enabled
   // on a device this context created).
   bool pipeline_robustness() const { return pipeline_robustness_; }
@@ -181,6 +184,7 @@ class Context {
   bool coopmat_khr_enabled_ = false;  // the extension and its feature enabled on the device
   bool coopmat_khr_ = false;
   bool pipeline_robustness_ = false;
+  bool device_clock_ = false;
   bool owns_device_ = true;
   std::unique_ptr<PipelineStore> pipelines_;
   // Fills physical_device_, caps_, memory properties from instance_; throws when unsupported.

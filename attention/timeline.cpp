@@ -1,0 +1,36 @@
+#include "attention/timeline.hpp"
+
+#include <string>
+
+#include "kvcache/error.hpp"
+
+namespace tkv {
+
+TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch) {
+  return {plan.splits, kv_heads * plan.row_chunks, batch};
+}
+
+std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, const TimelineGrid& grid) {
+  const size_t need = size_t(grid.workgroups()) * kTimelineWordsPerWorkgroup;
+  if (words.size() < need)
+    fail(ErrorCode::invalid_argument, "timeline: " + std::to_string(words.size()) + " words for " +
+                                          std::to_string(grid.workgroups()) + " workgroups (need " +
+                                          std::to_string(need) + ")");
+  std::vector<WorkgroupTimeline> out(grid.workgroups());
+  for (uint32_t i = 0; i < grid.workgroups(); ++i) {
+    const uint32_t* w = words.data() + size_t(i) * kTimelineWordsPerWorkgroup;
+    WorkgroupTimeline& r = out[i];
+    r.x = i % grid.x;
+    r.y = i / grid.x % grid.y;
+    r.z = i / grid.x / grid.y;
+    const uint32_t flags = w[14];
+    r.written = (flags & 1u) != 0;
+    r.had_tokens = (flags & 2u) != 0;
+    r.merged = (flags & 4u) != 0;
+    r.split = w[15];
+    for (uint32_t p = 0; p < kTimelinePhases; ++p) r.t[p] = uint64_t(w[2 * p]) | uint64_t(w[2 * p + 1]) << 32;
+  }
+  return out;
+}
+
+}  // namespace tkv

@@ -1,0 +1,196 @@
+#include "profile/timeline.hpp"
+
+#include <algorithm>
+#include <functional>
+
+#include "kvcache/error.hpp"
+
+namespace tkv::prof {
+namespace {
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const size_t n = v.size();
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+double us(uint64_t from, uint64_t to) { return to > from ? double(to - from) / 1000.0 : 0.0; }
+
+// A workgroup's last stamp: its end (a merger), its arrival, or its start (an empty split).
+uint64_t last_stamp(const WorkgroupTimeline& w) {
+  uint64_t t = 0;
+  for (uint64_t x : w.t) t = std::max(t, x);
+  return t;
+}
+
+}  // namespace
+
+CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, double call_us) {
+  CallTimeline c;
+  c.call_us = call_us;
+  uint64_t first = UINT64_MAX, last_start = 0, end = 0;
+  const WorkgroupTimeline* last = nullptr;
+  std::vector<double> prologue, tiles, arrival, merge, finish;
+  for (const auto& w : workgroups) {
+    if (!w.written || w.t[0] == 0) continue;
+    ++c.workgroups;
+    first = std::min(first, w.t[0]);
+    last_start = std::max(last_start, w.t[0]);
+    if (last_stamp(w) >= end) {
+      end = last_stamp(w);
+      last = &w;
+    }
+    if (!w.had_tokens) continue;
+    ++c.with_tokens;
+    prologue.push_back(us(w.t[0], w.t[1]));
+    tiles.push_back(us(w.t[1], w.t[2]));
+    arrival.push_back(us(w.t[2], w.t[3]));
+    if (w.merged) {
+      ++c.mergers;
+      merge.push_back(us(w.t[3], w.t[4]));
+      finish.push_back(us(w.t[4], w.t[5]));
+    }
+  }
+  if (!last) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its phases");
+  c.span_us = us(first, end);
+  c.launch_us = us(first, last_start);
+  c.prologue_us = median(prologue);
+  c.tiles_us = median(tiles);
+  c.tiles_max_us = tiles.empty() ? 0 : *std::max_element(tiles.begin(), tiles.end());
+  c.arrival_us = median(arrival);
+  c.merge_us = median(merge);
+  c.finish_us = median(finish);
+  c.last_start_us = us(first, last->t[0]);
+  if (last->had_tokens) {
+    c.last_prologue_us = us(last->t[0], last->t[1]);
+    c.last_tiles_us = us(last->t[1], last->t[2]);
+    c.last_arrival_us = us(last->t[2], last->t[3]);
+    if (last->merged) {
+      c.last_merge_us = us(last->t[3], last->t[4]);
+      c.last_finish_us = us(last->t[4], last->t[5]);
+    }
+  }
+  return c;
+}
+
+CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
+  CallTimeline m;
+  if (calls.empty()) return m;
+  auto field = [&](double CallTimeline::*f) {
+    std::vector<double> v;
+    for (const auto& c : calls) v.push_back(c.*f);
+    m.*f = median(v);
+  };
+  for (auto f : {&CallTimeline::call_us, &CallTimeline::span_us, &CallTimeline::launch_us, &CallTimeline::prologue_us,
+                 &CallTimeline::tiles_us, &CallTimeline::tiles_max_us, &CallTimeline::arrival_us,
+                 &CallTimeline::merge_us, &CallTimeline::finish_us, &CallTimeline::last_start_us,
+                 &CallTimeline::last_prologue_us, &CallTimeline::last_tiles_us, &CallTimeline::last_arrival_us,
+                 &CallTimeline::last_merge_us, &CallTimeline::last_finish_us})
+    field(f);
+  m.workgroups = calls.front().workgroups;
+  m.with_tokens = calls.front().with_tokens;
+  m.mergers = calls.front().mergers;
+  return m;
+}
+
+}  // namespace tkv::prof
+
+// ---------------------------------------------------------------------------------------------
+// The subcommand.
+
+#include <iostream>
+
+#include "profile/commands.hpp"
+#include "profile/common.hpp"
+#include "profile/table.hpp"
+#include "profile/workloads.hpp"
+
+namespace tkv::prof {
+
+int run_timeline(const CommonOptions& o) {
+  auto ctx = open_device(o);
+  const auto& caps = ctx->caps();
+  if (!ctx->device_clock())
+    fail(ErrorCode::invalid_argument, "timeline: device " + caps.name +
+                                          " offers no shader device clock (VK_KHR_shader_clock), which the phase "
+                                          "stamps read");
+  const Shape shape = resolve_shape(o);
+  const auto depths = resolve_depths(o, caps, "1k", "1k,4k,32k,128k");
+  const auto pairs = parse_type_pairs(o.types);
+  const auto variants = parse_variants(o.variants);
+  OutputFiles files(o.out_dir);
+  for (uint32_t depth : depths)
+    for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
+
+  Table table({"type", "variant", "ctx", "splits", "wgs", "us/call", "span", "launch", "prologue", "tiles",
+               "tiles max", "arrival", "merge", "finish", "last: start", "prologue", "tiles", "arrival", "merge",
+               "finish"});
+  nlohmann::json rows = nlohmann::json::array();
+  for (uint32_t depth : depths)
+    for (const auto& p : pairs) {
+      progress("filling a " + p.label() + " cache to " + depth_label(depth));
+      DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
+      DecodeBench bench(ctx, setup);
+      const bool turbo = variant_applies(p.k) || variant_applies(p.v);
+      for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
+        progress("tracing " + p.label() + " " + std::string(variant_name(variant)) + " at " + depth_label(depth));
+        DecodeOptions options;
+        options.variant = variant;
+        const TracedCalls traced = bench.trace(o.repeat, options);
+        std::vector<CallTimeline> calls;
+        for (size_t i = 0; i < traced.calls.size(); ++i)
+          calls.push_back(summarize_call(traced.calls[i], traced.timing.samples_us[i]));
+        const CallTimeline c = median_timeline(calls);
+        const auto plan = bench.plan(options);
+        const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+        auto f = [](double x) { return fixed(x, 2); };
+        table.add({p.label(), vname, depth_label(depth), std::to_string(plan.splits), std::to_string(c.workgroups),
+                   f(c.call_us), f(c.span_us), f(c.launch_us), f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us),
+                   f(c.arrival_us), f(c.merge_us), f(c.finish_us), f(c.last_start_us), f(c.last_prologue_us),
+                   f(c.last_tiles_us), f(c.last_arrival_us), f(c.last_merge_us), f(c.last_finish_us)});
+        rows.push_back({{"k_type", type_name(p.k)},
+                        {"v_type", type_name(p.v)},
+                        {"variant", vname},
+                        {"ctx", depth},
+                        {"plan", plan.describe()},
+                        {"workgroups", c.workgroups},
+                        {"workgroups_with_tokens", c.with_tokens},
+                        {"mergers", c.mergers},
+                        {"call_us", c.call_us},
+                        {"span_us", c.span_us},
+                        {"launch_us", c.launch_us},
+                        {"prologue_us", c.prologue_us},
+                        {"tiles_us", c.tiles_us},
+                        {"tiles_max_us", c.tiles_max_us},
+                        {"arrival_us", c.arrival_us},
+                        {"merge_us", c.merge_us},
+                        {"finish_us", c.finish_us},
+                        {"last",
+                         {{"start_us", c.last_start_us},
+                          {"prologue_us", c.last_prologue_us},
+                          {"tiles_us", c.last_tiles_us},
+                          {"arrival_us", c.last_arrival_us},
+                          {"merge_us", c.last_merge_us},
+                          {"finish_us", c.last_finish_us}}}});
+      }
+    }
+  progress_done();
+
+  nlohmann::json doc = run_json(caps, shape, o);
+  doc.update(nlohmann::json{{"repeat", o.repeat}, {"rows", rows}});
+  files.finish("timeline", table, doc, o.json, run_header(caps, shape, o) + "\n\n", [&] {
+    std::cout << "\nµs, medians over " << o.repeat
+              << " calls. us/call: GPU timestamps around the call; the rest from the device clock each\n"
+                 "workgroup stamps (read as ns): span = first workgroup start to last end; launch = first to "
+                 "last start;\nprologue (query rows, tables), tiles, arrival (partials written, arrival counted): "
+                 "medians over the\nworkgroups with tokens; merge (the splits merged) and finish (output rows): over "
+                 "those that merged.\n'last': the workgroup that ended last: its start after the first, and its "
+                 "phases (they sum to span).\nus/call - span is the dispatch's cost outside the workgroups. The "
+                 "stamping kernels are separate\npipelines (decode*_timeline): their times are close to, not equal "
+                 "to, the plain kernels'.\n";
+  });
+  return 0;
+}
+
+}  // namespace tkv::prof

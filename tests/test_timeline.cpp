@@ -1,0 +1,252 @@
+// turboprof timeline's phase stamps (shaders/timeline.glsl, attention/timeline.hpp,
+// profile/timeline.hpp): the summary over synthetic records, then the stamping kernels on the
+// device: the same outputs as the plain kernels, every phase stamped in order, and exactly one
+// workgroup per group merging, the last to arrive.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <map>
+#include <random>
+#include <vector>
+
+#include "attention/timeline.hpp"
+#include "decode_fixture.hpp"
+#include "kvcache/error.hpp"
+#include "kvcache/vk/buffer.hpp"
+#include "kvcache/vk/command.hpp"
+#include "profile/timeline.hpp"
+
+using namespace tkv;
+using namespace tkv::testing;
+
+namespace {
+
+WorkgroupTimeline record(uint32_t x, bool had_tokens, bool merged, std::vector<uint64_t> t) {
+  WorkgroupTimeline w;
+  w.x = w.split = x;
+  w.written = true;
+  w.had_tokens = had_tokens;
+  w.merged = merged;
+  for (size_t i = 0; i < t.size(); ++i) w.t[i] = t[i];
+  return w;
+}
+
+}  // namespace
+
+TEST(TimelineSummary, MediansAndTheWorkgroupThatEndedLast) {
+  const std::vector<WorkgroupTimeline> wgs = {
+      record(0, true, false, {1000, 3000, 13000, 14000}),
+      record(1, true, true, {2000, 3000, 9000, 15000, 16000, 20000}),
+      record(2, false, false, {2500}),
+  };
+  const prof::CallTimeline c = prof::summarize_call(wgs, 25.0);
+  EXPECT_EQ(c.workgroups, 3u);
+  EXPECT_EQ(c.with_tokens, 2u);
+  EXPECT_EQ(c.mergers, 1u);
+  EXPECT_DOUBLE_EQ(c.call_us, 25.0);
+  EXPECT_DOUBLE_EQ(c.span_us, 19.0);
+  EXPECT_DOUBLE_EQ(c.launch_us, 1.5);
+  EXPECT_DOUBLE_EQ(c.prologue_us, 1.5);  // (2 + 1) / 2
+  EXPECT_DOUBLE_EQ(c.tiles_us, 8.0);     // (10 + 6) / 2
+  EXPECT_DOUBLE_EQ(c.tiles_max_us, 10.0);
+  EXPECT_DOUBLE_EQ(c.arrival_us, 3.5);
+  EXPECT_DOUBLE_EQ(c.merge_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.finish_us, 4.0);
+  EXPECT_DOUBLE_EQ(c.last_start_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.last_prologue_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.last_tiles_us, 6.0);
+  EXPECT_DOUBLE_EQ(c.last_arrival_us, 6.0);
+  EXPECT_DOUBLE_EQ(c.last_merge_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.last_finish_us, 4.0);
+  EXPECT_DOUBLE_EQ(c.last_start_us + c.last_prologue_us + c.last_tiles_us + c.last_arrival_us + c.last_merge_us +
+                       c.last_finish_us,
+                   c.span_us);
+
+  prof::CallTimeline other = c;
+  other.span_us = 30.0;
+  prof::CallTimeline third = c;
+  third.span_us = 10.0;
+  EXPECT_DOUBLE_EQ(prof::median_timeline({c, other, third}).span_us, 19.0);
+  EXPECT_THROW(prof::summarize_call({}, 1.0), Error);
+}
+
+TEST(TimelineSummary, ReadsTheWordsTheKernelsWrite) {
+  const TimelineGrid grid{2, 3, 1};
+  std::vector<uint32_t> words(grid.workgroups() * kTimelineWordsPerWorkgroup, 0);
+  // Workgroup (1, 2, 0): index 1 + 2 x 2 = 5; start 2^32 + 7, flags: written, had tokens, merged.
+  uint32_t* w = words.data() + 5 * kTimelineWordsPerWorkgroup;
+  w[0] = 7;
+  w[1] = 1;
+  w[14] = 7;
+  w[15] = 1;
+  const auto r = read_timeline(words, grid);
+  ASSERT_EQ(r.size(), 6u);
+  EXPECT_EQ(r[5].x, 1u);
+  EXPECT_EQ(r[5].y, 2u);
+  EXPECT_EQ(r[5].z, 0u);
+  EXPECT_EQ(r[5].t[0], (uint64_t(1) << 32) + 7);
+  EXPECT_TRUE(r[5].written && r[5].had_tokens && r[5].merged);
+  EXPECT_EQ(r[5].split, 1u);
+  EXPECT_FALSE(r[0].written);
+  EXPECT_THROW(read_timeline(std::span(words).first(words.size() - 1), grid), Error);
+}
+
+// The same call with and without the stamps; then the stamps' order and the merge protocol.
+void check_traced_call(DecodeCase c) {
+  auto& ctx = *shared_context();
+  if (!ctx.device_clock()) GTEST_SKIP() << "no shader device clock on " << ctx.caps().name;
+  auto f = fill_cache(c);
+  const auto q = random_queries(c);
+  Decoder dec(*f.cache, c.kv_heads * c.ratio);
+  const DecodePlan plan = dec.plan(0, f.seqs, c.m, c.options);
+  const TimelineGrid grid = timeline_grid(plan, c.kv_heads, uint32_t(c.lengths.size()));
+  vk::Buffer q_buf(ctx, q.size() * 4, vk::MemoryKind::device);
+  vk::upload(ctx, q_buf, 0, std::as_bytes(std::span(q)));
+  vk::Buffer out_buf(ctx, 2 * q.size() * 4, vk::MemoryKind::readback);
+  vk::Buffer trace(ctx, 256 + grid.bytes(), vk::MemoryKind::readback);
+  const uint64_t out_bytes = q.size() * 4;
+  ctx.run([&](vk::Recorder& r) {
+    r.fill(trace, 0, VK_WHOLE_SIZE, 0);
+    r.barrier();
+    dec.record(r, 0, f.seqs, c.m, {q_buf.handle(), 0, q_buf.size()}, {out_buf.handle(), 0, out_bytes}, c.options);
+    dec.set_timeline({trace.handle(), 256, grid.bytes()});
+    dec.record(r, 0, f.seqs, c.m, {q_buf.handle(), 0, q_buf.size()}, {out_buf.handle(), out_bytes, out_bytes},
+               c.options);
+    dec.set_timeline({});
+    r.host_barrier();
+  });
+  const float* out = static_cast<const float*>(out_buf.mapped());
+  ASSERT_EQ(std::memcmp(out, out + q.size(), out_bytes), 0) << "the stamping kernel's output differs";
+  const auto ref = reference_decode(*f.cache, 0, f.seqs, c.m, c.kv_heads * c.ratio, q);
+  EXPECT_LE(max_head_error(std::span(out, q.size()), ref, c.head_dim), 1e-4);
+
+  const uint32_t* words = static_cast<const uint32_t*>(trace.mapped());
+  EXPECT_EQ(words[0], 0u) << "a stamp before the range's offset";
+  const auto wgs = read_timeline(std::span(words + 64, grid.workgroups() * kTimelineWordsPerWorkgroup), grid);
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<const WorkgroupTimeline*>> groups;  // (z, y)
+  uint32_t empty = 0;
+  for (const auto& w : wgs) {
+    SCOPED_TRACE("workgroup (" + std::to_string(w.x) + ", " + std::to_string(w.y) + ", " + std::to_string(w.z) + ")");
+    ASSERT_TRUE(w.written);
+    EXPECT_EQ(w.split, w.x);
+    EXPECT_NE(w.t[0], 0u);
+    if (!w.had_tokens) {
+      ++empty;
+      for (uint32_t p = 1; p < kTimelinePhases; ++p) EXPECT_EQ(w.t[p], 0u) << "phase " << p;
+      continue;
+    }
+    groups[{w.z, w.y}].push_back(&w);
+    const uint32_t phases = w.merged ? kTimelinePhases : 4;
+    for (uint32_t p = 1; p < phases; ++p) EXPECT_LE(w.t[p - 1], w.t[p]) << "phase " << p;
+    for (uint32_t p = phases; p < kTimelinePhases; ++p) EXPECT_EQ(w.t[p], 0u) << "phase " << p;
+  }
+  EXPECT_EQ(groups.size(), size_t(grid.y) * grid.z);
+  for (const auto& [key, members] : groups) {
+    const WorkgroupTimeline* merger = nullptr;
+    for (const auto* w : members)
+      if (w->merged) {
+        EXPECT_EQ(merger, nullptr) << "two workgroups merged group (" << key.first << ", " << key.second << ")";
+        merger = w;
+      }
+    ASSERT_NE(merger, nullptr) << "no workgroup merged group (" << key.first << ", " << key.second << ")";
+    // The last to count its arrival merges: every other split's partials were written before.
+    for (const auto* w : members) EXPECT_LE(w->t[3], merger->t[3]);
+    // Every split holding tokens of the sequence took part.
+    const uint32_t len = c.lengths[key.first];
+    EXPECT_EQ(members.size(), plan.splits == 1 ? 1u : (len + plan.chunk - 1) / plan.chunk);
+  }
+  if (c.lengths.size() > 1) EXPECT_GT(empty, 0u) << "the case meant to leave some splits empty";
+}
+
+TEST(Timeline, ScalarKernelStampsInOrderWithTheSameOutput) {
+  DecodeCase c;
+  c.k_type = KvType::turbo3;
+  c.v_type = KvType::q8_0;
+  c.lengths = {100, 37};  // the short sequence leaves the last splits empty
+  c.options.splits = 4;
+  check_traced_call(c);
+}
+
+TEST(Timeline, OneSplitStampsTheDirectPath) {
+  DecodeCase c;
+  c.k_type = c.v_type = KvType::f16;
+  c.head_dim = 64;
+  c.lengths = {40};
+  c.options.splits = 1;
+  check_traced_call(c);
+}
+
+TEST(Timeline, TensorCoreKernelStampsInOrderWithTheSameOutput) {
+  if (!shared_context()->caps().mma_fragment_layout) GTEST_SKIP() << "no tc variant on this device";
+  DecodeCase c;
+  c.lengths = {300, 70};
+  c.options.variant = Variant::tc;
+  c.options.splits = 4;
+  check_traced_call(c);
+}
+
+TEST(Timeline, BadRangesAreNamed) {
+  auto& ctx = *shared_context();
+  DecodeCase c;
+  c.lengths = {64};
+  auto f = fill_cache(c);
+  Decoder dec(*f.cache, c.kv_heads * c.ratio);
+  vk::Buffer trace(ctx, 4096, vk::MemoryKind::device);
+  try {
+    dec.set_timeline({trace.handle(), 100, 1024});
+    FAIL() << "an offset of 100 was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("multiple of 256"), std::string::npos) << e.what();
+  }
+  if (!ctx.device_clock()) return;
+  const auto q = random_queries(c);
+  std::vector<float> out(q.size());
+  dec.set_timeline({trace.handle(), 0, 16});  // one workgroup's worth less than the call's
+  try {
+    dec.decode(0, f.seqs, 1, {q.data(), q.size() * 4}, {out.data(), out.size() * 4});
+    FAIL() << "a 16-byte trace range was taken";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+    EXPECT_NE(std::string(e.what()).find("trace range holds 16 bytes"), std::string::npos) << e.what();
+  }
+  dec.set_timeline({});
+  dec.decode(0, f.seqs, 1, {q.data(), q.size() * 4}, {out.data(), out.size() * 4});  // off again: runs
+  const auto ref = reference_decode(*f.cache, 0, f.seqs, 1, c.kv_heads * c.ratio, q);
+  EXPECT_LE(max_head_error(out, ref, c.head_dim), 1e-4);
+}
+
+TEST(Timeline, AppendDecodeAppendsThenDecodesWhileOn) {
+  auto& ctx = *shared_context();
+  if (!ctx.device_clock()) GTEST_SKIP() << "no shader device clock on " << ctx.caps().name;
+  DecodeCase c;
+  c.k_type = c.v_type = KvType::f16;
+  c.head_dim = 64;
+  c.lengths = {40};
+  auto f = fill_cache(c);
+  const auto q = random_queries(c);
+  std::mt19937 rng(11);
+  const auto k = random_rows(rng, 1, c.kv_heads, c.head_dim, true), v = random_rows(rng, 1, c.kv_heads, c.head_dim, false);
+  vk::Buffer kd(ctx, k.size() * 4, vk::MemoryKind::device), vd(ctx, v.size() * 4, vk::MemoryKind::device);
+  vk::Buffer qd(ctx, q.size() * 4, vk::MemoryKind::device), od(ctx, q.size() * 4, vk::MemoryKind::readback);
+  vk::upload(ctx, kd, 0, std::as_bytes(std::span(k)));
+  vk::upload(ctx, vd, 0, std::as_bytes(std::span(v)));
+  vk::upload(ctx, qd, 0, std::as_bytes(std::span(q)));
+  Decoder dec(*f.cache, c.kv_heads * c.ratio);
+  const TimelineGrid grid = timeline_grid(dec.plan(0, f.seqs, 1), c.kv_heads, 1);
+  vk::Buffer trace(ctx, 2 * grid.bytes() + 1024, vk::MemoryKind::readback);  // (41 tokens may plan more splits)
+  dec.set_timeline({trace.handle(), 0, trace.size()});
+  DecodeOptions fused;
+  fused.fusion = AppendFusion::fused;
+  ctx.run([&](vk::Recorder& r) {
+    r.fill(trace, 0, VK_WHOLE_SIZE, 0);
+    r.barrier();
+    dec.record_append_decode(r, 0, f.seqs, 1, {kd.handle(), 0, kd.size()}, {vd.handle(), 0, vd.size()},
+                             {qd.handle(), 0, qd.size()}, {od.handle(), 0, od.size()}, fused);
+    r.host_barrier();
+  });
+  EXPECT_EQ(f.cache->length(f.seqs[0], 0), 41u);
+  const auto ref = reference_decode(*f.cache, 0, f.seqs, 1, c.kv_heads * c.ratio, q);
+  EXPECT_LE(max_head_error(std::span(static_cast<const float*>(od.mapped()), q.size()), ref, c.head_dim), 1e-4);
+  EXPECT_NE(static_cast<const uint32_t*>(trace.mapped())[0], 0u) << "the decode stamped nothing";
+}
