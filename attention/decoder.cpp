@@ -355,11 +355,11 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     if (!cache_.context().device_clock())
       fail(ErrorCode::invalid_argument, "decode timeline: device " + caps.name +
                                             " offers no shader device clock (VK_KHR_shader_clock)");
-    const uint64_t need = timeline_grid(p, c.kv_heads, s.batch).bytes();
-    if (timeline_.bytes < need)
+    const TimelineGrid grid = timeline_grid(p, c.kv_heads, s.batch);
+    if (timeline_.bytes < grid.bytes())
       fail(ErrorCode::invalid_argument, "decode timeline: the trace range holds " + std::to_string(timeline_.bytes) +
-                                            " bytes, the call's " + std::to_string(timeline_grid(p, c.kv_heads, s.batch).workgroups()) +
-                                            " workgroups need " + std::to_string(need));
+                                            " bytes, the call's " + std::to_string(grid.workgroups()) +
+                                            " workgroups need " + std::to_string(grid.bytes()));
   }
   if (fused) {
     constants.push_back(uint32_t(new_k->format));

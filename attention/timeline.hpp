@@ -15,7 +15,7 @@
 
 namespace tkv {
 
-enum class TimelinePhase : uint32_t { start, prologue, tiles, arrival, merged, end };
+// Phases, in order: start, prologue, tiles, arrival, merged, end.
 constexpr uint32_t kTimelinePhases = 6;
 constexpr uint32_t kTimelineWordsPerWorkgroup = 16;  // 8 uvec2 slots (shaders/timeline.glsl)
 

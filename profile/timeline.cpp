@@ -1,19 +1,20 @@
 #include "profile/timeline.hpp"
 
 #include <algorithm>
-#include <functional>
+#include <iostream>
+#include <utility>
 
 #include "kvcache/error.hpp"
+#include "profile/commands.hpp"
+#include "profile/common.hpp"
+#include "profile/measure.hpp"
+#include "profile/table.hpp"
+#include "profile/workloads.hpp"
 
 namespace tkv::prof {
 namespace {
 
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+double median(std::vector<double> v) { return summarize(std::move(v)).median_us; }  // (0 when empty)
 
 double us(uint64_t from, uint64_t to) { return to > from ? double(to - from) / 1000.0 : 0.0; }
 
@@ -94,19 +95,8 @@ CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
   return m;
 }
 
-}  // namespace tkv::prof
-
 // ---------------------------------------------------------------------------------------------
 // The subcommand.
-
-#include <iostream>
-
-#include "profile/commands.hpp"
-#include "profile/common.hpp"
-#include "profile/table.hpp"
-#include "profile/workloads.hpp"
-
-namespace tkv::prof {
 
 int run_timeline(const CommonOptions& o) {
   auto ctx = open_device(o);

@@ -421,7 +421,8 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     chain = &ecm.pNext;
   }
   self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
-  if (want_khr && device_extension_names(self->physical_device_).count(khr_name)) {
+  const auto device_extensions = device_extension_names(self->physical_device_);
+  if (want_khr && device_extensions.count(khr_name)) {
     VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     supported.pNext = &supported_khr;
     vkGetPhysicalDeviceFeatures2(self->physical_device_, &supported);
@@ -446,7 +447,7 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   // The device's real-time clock in shaders, where present: only turboprof's timeline kernels
   // read it (shaders/timeline.glsl); nothing else changes with it.
   VkPhysicalDeviceShaderClockFeaturesKHR eclock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
-  if (device_extension_names(self->physical_device_).count(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
+  if (device_extensions.count(VK_KHR_SHADER_CLOCK_EXTENSION_NAME)) {
     VkPhysicalDeviceShaderClockFeaturesKHR supported_clock{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SHADER_CLOCK_FEATURES_KHR};
     VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
     supported.pNext = &supported_clock;
