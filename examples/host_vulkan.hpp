@@ -122,6 +122,7 @@ class HostVulkan {
     f12_.storageBuffer8BitAccess = requirements_.storage_buffer_8bit_access;
     f12_.shaderFloat16 = requirements_.shader_float16;
     f12_.shaderInt8 = requirements_.shader_int8;
+    f12_.vulkanMemoryModel = f12_.vulkanMemoryModelDeviceScope = requirements_.vulkan_memory_model;
     const bool s16 = options.storage_16bit && requirements_.storage_buffer_16bit_access;
     if (options.use_vulkan11_struct) {
       f11_.storageBuffer16BitAccess = s16;

@@ -59,6 +59,11 @@ TEST(ApiEngine, DescribesItsOwnDevice) {
   ASSERT_EQ(req.extensions.size(), 1u);
   EXPECT_STREQ(req.extensions[0], VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME);
   EXPECT_TRUE(req.storage_buffer_16bit_access);
+  // The memory model is asked for exactly where the device offers it with its device scope.
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  VkPhysicalDeviceFeatures2 features{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2, &f12};
+  vkGetPhysicalDeviceFeatures2(engine().vk_physical_device(), &features);
+  EXPECT_EQ(req.vulkan_memory_model, f12.vulkanMemoryModel && f12.vulkanMemoryModelDeviceScope);
   const std::string v(turbokv::version());
   EXPECT_EQ(std::count(v.begin(), v.end(), '.'), 2) << v;
 }

@@ -11,6 +11,7 @@
 #include "kvcache/vk/check.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
+#include "kvcache/vk/requirements.hpp"
 #include "kvcache/vk/shader_registry.hpp"
 #include "kvcache/vk/specialize.hpp"
 #include "kvcache/vk/timer.hpp"
@@ -92,6 +93,27 @@ class Runtime : public ::testing::Test {
   static std::shared_ptr<Context> ctx_;
 };
 std::shared_ptr<Context> Runtime::ctx_;
+
+// A host's VkDeviceCreateInfo: the Vulkan memory model (what the tc kernels' SPIR-V declares)
+// counts as enabled only with its device scope, from the Vulkan 1.2 struct or its own.
+TEST(DeviceRequirements, ReadsTheVulkanMemoryModelFromTheCreateInfo) {
+  auto read = [](void* chain) {
+    VkDeviceCreateInfo info{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO};
+    info.pNext = chain;
+    return read_device_create_info(info).vulkan_memory_model;
+  };
+  EXPECT_FALSE(read(nullptr));
+  VkPhysicalDeviceVulkanMemoryModelFeatures own{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES};
+  own.vulkanMemoryModel = VK_TRUE;
+  EXPECT_FALSE(read(&own));  // without the device scope
+  own.vulkanMemoryModelDeviceScope = VK_TRUE;
+  EXPECT_TRUE(read(&own));
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  f12.vulkanMemoryModel = f12.vulkanMemoryModelDeviceScope = VK_TRUE;
+  EXPECT_TRUE(read(&f12));
+  f12.vulkanMemoryModelDeviceScope = VK_FALSE;
+  EXPECT_FALSE(read(&f12));
+}
 
 TEST_F(Runtime, CapabilityRecordIsFilled) {
   const auto& c = ctx_->caps();

@@ -75,6 +75,7 @@ DeviceRequirements Engine::requirements(VkInstance instance, VkPhysicalDevice ph
   out.storage_buffer_8bit_access = r.storage_buffer_8bit_access;
   out.shader_float16 = r.shader_float16;
   out.shader_int8 = r.shader_int8;
+  out.vulkan_memory_model = r.vulkan_memory_model;
   return out;
 }
 

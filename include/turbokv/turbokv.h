@@ -146,6 +146,9 @@ typedef struct tkv_device_requirements {
   VkBool32 storage_buffer_8bit_access;  /* VkPhysicalDeviceVulkan12Features */
   VkBool32 shader_float16;              /* VkPhysicalDeviceVulkan12Features */
   VkBool32 shader_int8;                 /* VkPhysicalDeviceVulkan12Features */
+  VkBool32 vulkan_memory_model;         /* VkPhysicalDeviceVulkan12Features vulkanMemoryModel and
+                                           vulkanMemoryModelDeviceScope: optional (the tensor-core
+                                           kernels); both or neither */
 } tkv_device_requirements;
 
 /* The requirements for one of the instance's physical devices. TKV_ERROR_NO_DEVICE (with the

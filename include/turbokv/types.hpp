@@ -201,6 +201,9 @@ struct DeviceRequirements {
   bool storage_buffer_8bit_access = false;         // VkPhysicalDeviceVulkan12Features
   bool shader_float16 = false;                     // VkPhysicalDeviceVulkan12Features
   bool shader_int8 = false;                        // VkPhysicalDeviceVulkan12Features
+  // VkPhysicalDeviceVulkan12Features vulkanMemoryModel and vulkanMemoryModelDeviceScope (both):
+  // optional, what the tensor-core kernels' SPIR-V needs; without them the engine does not use them.
+  bool vulkan_memory_model = false;
 };
 
 }  // namespace turbokv

@@ -46,7 +46,9 @@ struct DeviceCaps {
   bool storage_8bit = false;
   bool integer_dot_product = false;
   bool cooperative_matrix = false;      // VK_KHR_cooperative_matrix or VK_NV_cooperative_matrix
-  bool cooperative_matrix_nv = false;   // VK_NV_cooperative_matrix (what Debian's glslc compiles), enabled on the device
+  // VK_NV_cooperative_matrix (what Debian's glslc compiles) enabled on the device, with the Vulkan
+  // memory model (vulkanMemoryModel, vulkanMemoryModelDeviceScope) that the tc kernels' SPIR-V declares
+  bool cooperative_matrix_nv = false;
   // Its fragments are laid out as NVIDIA's mma.m16n8k16 (checked on the device by
   // attention/tensor_probe.cpp; the tc decode variant builds fragments in registers).
   bool mma_fragment_layout = false;

@@ -395,6 +395,7 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
   e12.storageBuffer8BitAccess = req.storage_buffer_8bit_access;
   e12.shaderFloat16 = req.shader_float16;
   e12.shaderInt8 = req.shader_int8;
+  e12.vulkanMemoryModel = e12.vulkanMemoryModelDeviceScope = req.vulkan_memory_model;
   void** chain = &e12.pNext;
   if (size_control) {
     *chain = &esc;
@@ -420,7 +421,8 @@ std::shared_ptr<Context> Context::create(const ContextOptions& options) {
     *chain = &ecm;
     chain = &ecm.pNext;
   }
-  self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix;
+  // (The tc kernels' SPIR-V uses the Vulkan memory model: no tensor cores without it.)
+  self->caps_.cooperative_matrix_nv = coopmat && ecm.cooperativeMatrix && req.vulkan_memory_model;
   const auto device_extensions = device_extension_names(self->physical_device_);
   if (want_khr && device_extensions.count(khr_name)) {
     VkPhysicalDeviceFeatures2 supported{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
@@ -528,7 +530,8 @@ std::shared_ptr<Context> Context::adopt(const ExternalDevice& ext, const Context
   }
   // Optional extensions are used when the host enabled them.
   self->pipeline_statistics_ = enabled.has_extension(VK_KHR_PIPELINE_EXECUTABLE_PROPERTIES_EXTENSION_NAME);
-  self->caps_.cooperative_matrix_nv = self->caps_.cooperative_matrix_nv && enabled.cooperative_matrix_nv;
+  self->caps_.cooperative_matrix_nv =
+      self->caps_.cooperative_matrix_nv && enabled.cooperative_matrix_nv && enabled.vulkan_memory_model;
 
   self->device_ = ext.device;
   self->queue_ = ext.queue;

@@ -42,6 +42,7 @@ DeviceRequirements device_requirements(VkPhysicalDevice pd) {
   r.storage_buffer_8bit_access = f12.storageBuffer8BitAccess;
   r.shader_float16 = f12.shaderFloat16;
   r.shader_int8 = f12.shaderInt8;
+  r.vulkan_memory_model = f12.vulkanMemoryModel && f12.vulkanMemoryModelDeviceScope;
   return r;
 }
 
@@ -80,6 +81,12 @@ EnabledDevice read_device_create_info(const VkDeviceCreateInfo& info) {
         e.storage_buffer_8bit_access = e.storage_buffer_8bit_access || f->storageBuffer8BitAccess;
         e.shader_float16 = e.shader_float16 || f->shaderFloat16;
         e.shader_int8 = e.shader_int8 || f->shaderInt8;
+        e.vulkan_memory_model = e.vulkan_memory_model || (f->vulkanMemoryModel && f->vulkanMemoryModelDeviceScope);
+        break;
+      }
+      case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_MEMORY_MODEL_FEATURES: {
+        const auto* f = reinterpret_cast<const VkPhysicalDeviceVulkanMemoryModelFeatures*>(s);
+        e.vulkan_memory_model = e.vulkan_memory_model || (f->vulkanMemoryModel && f->vulkanMemoryModelDeviceScope);
         break;
       }
       case VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_8BIT_STORAGE_FEATURES:

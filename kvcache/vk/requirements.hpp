@@ -24,6 +24,10 @@ struct DeviceRequirements {
   bool storage_buffer_8bit_access = false;   // VkPhysicalDeviceVulkan12Features
   bool shader_float16 = false;               // VkPhysicalDeviceVulkan12Features
   bool shader_int8 = false;                  // VkPhysicalDeviceVulkan12Features
+  // VkPhysicalDeviceVulkan12Features vulkanMemoryModel and vulkanMemoryModelDeviceScope, both
+  // where both are present: the tensor-core kernels' SPIR-V declares the Vulkan memory model (at
+  // device scope), so the tc variant runs only where they are enabled. Optional.
+  bool vulkan_memory_model = false;
 };
 
 // Names of the extensions the physical device offers.
@@ -40,6 +44,7 @@ struct EnabledDevice {
   std::vector<uint32_t> queue_families;
   bool shader_int16 = false, shader_int64 = false, storage_buffer_16bit_access = false,
        storage_buffer_8bit_access = false, shader_float16 = false, shader_int8 = false;
+  bool vulkan_memory_model = false;    // vulkanMemoryModel and vulkanMemoryModelDeviceScope, both
   bool cooperative_matrix_nv = false;  // VK_NV_cooperative_matrix and its cooperativeMatrix feature
   bool has_extension(const char* name) const;
 };
