@@ -233,10 +233,13 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   // The tail's partials (slot n - 1 after the regular splits holding tokens), then the group's
   // merge where this is its last arrival.
   const uint n = splits_with_tokens(old, pc.chunk) + 1u;
-  for (uint e = tid; e < ROWS * (V_DIM + 2u); e += nthreads) {
-    const uint j = e / (V_DIM + 2u), k = e % (V_DIM + 2u), gr = row0 + j;
+  const uint V4 = V_DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
+  for (uint e = tid; e < ROWS * V4; e += nthreads) {
+    const uint j = e / V4, k4 = e % V4, gr = row0 + j, d = 4u * (max(k4, 1u) - 1u);
     if (gr >= RM) continue;
-    part[partial_index(b, kvh, gr, n - 1u, k)] = k < 2u ? tail_ml[2u * j + k] : R_GET(j, k - 2u);
+    part4[partial_index4(b, kvh, gr, n - 1u, k4)] =
+        k4 == 0u ? vec4(tail_ml[2u * j], tail_ml[2u * j + 1u], 0.0, 0.0)
+                 : vec4(R_GET(j, d), R_GET(j, d + 1u), R_GET(j, d + 2u), R_GET(j, d + 3u));
   }
   if (arrive_last(group_of(b, kvh, row_chunk), n)) {
     merge_splits(b, kvh, row0, n, tid, nthreads);

@@ -696,11 +696,12 @@ void main() {
   const uint row0 = row_chunk * ROWS;
   if (DIRECT == 0) {
     // Several splits: the partials; the group's last workgroup merges them.
-    for (uint e = tid; e < ROWS * (V_DIM + 2); e += WG) {
-      const uint j = e / (V_DIM + 2), k = e % (V_DIM + 2), gr = row0 + j;
+    const uint V4 = V_DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
+    for (uint e = tid; e < ROWS * V4; e += WG) {
+      const uint j = e / V4, k4 = e % V4, gr = row0 + j, d = j * QDIM + 4u * (max(k4, 1u) - 1u);
       if (gr >= RM) continue;
-      part[partial_index(b, kvh, gr, split, k)] =
-          k == 0 ? m_all[j] : k == 1 ? l_all[j] : qsh[j * QDIM + k - 2];
+      part4[partial_index4(b, kvh, gr, split, k4)] =
+          k4 == 0u ? vec4(m_all[j], l_all[j], 0.0, 0.0) : vec4(qsh[d], qsh[d + 1u], qsh[d + 2u], qsh[d + 3u]);
     }
     const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT;
     const bool last = arrive_last(group_of(b, kvh, row_chunk), n);

@@ -496,18 +496,25 @@ void main() {
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
   // the splits and stores the output.
-  for (uint e = tid; e < ROWS * (DIM + 2); e += WG) {
-    const uint j = e / (DIM + 2), k = e % (DIM + 2), gr = row_chunk * ROWS + j;
+  const uint V4 = DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
+  for (uint e = tid; e < ROWS * V4; e += WG) {
+    const uint j = e / V4, k4 = e % V4, gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
     float mx = NEG_INF;
     [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
-    float v = 0.0;
+    vec4 v = vec4(0.0);
     [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) {
       const float mq = MSH_GET((q * ROWS + j) * 2);
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
-      v += a * (k == 1u ? MSH_GET((q * ROWS + j) * 2 + 1) : k >= 2u ? OSH_GET((q * ROWS + j) * DIM + k - 2u) : 0.0);
+      if (k4 == 0u) {
+        v.y += a * MSH_GET((q * ROWS + j) * 2 + 1);
+      } else {
+        const uint o = (q * ROWS + j) * DIM + 4u * (k4 - 1u);
+        v += a * vec4(OSH_GET(o), OSH_GET(o + 1u), OSH_GET(o + 2u), OSH_GET(o + 3u));
+      }
     }
-    part[partial_index(b, kvh, gr, split, k)] = k == 0u ? mx : v;
+    if (k4 == 0u) v.x = mx;
+    part4[partial_index4(b, kvh, gr, split, k4)] = v;
   }
   const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
   const bool last = arrive_last(group_of(b, kvh, row_chunk), n);

@@ -6,8 +6,10 @@
 // this tail costs most of that back, a chain of round trips to L2: the fence before the count, the
 // count, the partials' loads. Net: 0.8-2 us faster per call at 64 tokens to 128K.)
 //
-// Partials: row gr of group (b, kvh), split s at ((((b KV_HEADS + kvh) RM + gr) slots + s) PSTRIDE:
-// m, l, two unused floats, then o[V_DIM] (16-byte aligned, read as vec4s).
+// Partials: row gr of group (b, kvh), split s at vec4 ((((b KV_HEADS + kvh) RM + gr) slots + s)
+// PSTRIDE4: (m, l, -, -), then o[V_DIM] as vec4s. Stored and loaded a vec4 at a time: NVIDIA's
+// kernels pay for each access to a coherent buffer (H200, session 15: the same stores as floats
+// cost 0.3-1.3 us more per call).
 // Arrivals: one counter per group, zero between calls: the last arrival sets it back to 0 (the
 // host zeroes the buffer when it makes it).
 //
@@ -18,11 +20,10 @@
 #define TKV_SPLIT_MERGE_GLSL
 
 // Bindings 6 and 7 of both decode shaders.
-layout(std430, binding = 6) coherent buffer Partials { float part[]; };
-layout(std430, binding = 6) coherent buffer Partials4 { vec4 part4[]; };
+layout(std430, binding = 6) coherent buffer Partials { vec4 part4[]; };
 layout(std430, binding = 7) coherent buffer Arrivals { uint arrivals[]; };
 
-const uint PSTRIDE = V_DIM + 4;
+const uint PSTRIDE4 = V_DIM / 4 + 1;  // vec4s per partial row
 
 // Split slots per query row: the grid's splits, and with the fused append (append_tail.glsl)
 // one more for the tail.
@@ -32,10 +33,10 @@ uint split_slots() { return pc.splits + 1u; }
 uint split_slots() { return pc.splits; }
 #endif
 
-// Where split `split` of group (b, kvh) keeps query row gr's partial k: 0 its m, 1 its l, 2 + d
-// its o[d] (after two unused floats, so that o is 16-byte aligned).
-uint partial_index(uint b, uint kvh, uint gr, uint split, uint k) {
-  return (((b * KV_HEADS + kvh) * RM + gr) * split_slots() + split) * PSTRIDE + (k < 2u ? k : k + 2u);
+// Where split `split` of group (b, kvh) keeps query row gr's partials: vec4 k4 0 is (m, l, -, -),
+// 1 + d4 is o[4 d4 .. 4 d4 + 3].
+uint partial_index4(uint b, uint kvh, uint gr, uint split, uint k4) {
+  return (((b * KV_HEADS + kvh) * RM + gr) * split_slots() + split) * PSTRIDE4 + k4;
 }
 
 // Splits of a sequence of `len` tokens that hold tokens (the others leave at once).
@@ -82,9 +83,10 @@ const uint MERGE_BATCH = 16;
         vec4 ob[MERGE_BATCH];                                                                       \
         [[unroll]] for (uint i = 0; i < MERGE_BATCH; ++i) {                                         \
           const uint s = min(s0 + i, n - 1u);                                                       \
-          mb[i] = s0 + i < n ? part[partial_index(b, kvh, gr, s, 0u)] : -1.0 / 0.0;                 \
-          lb[i] = part[partial_index(b, kvh, gr, s, 1u)];                                           \
-          ob[i] = part4[partial_index(b, kvh, gr, s, 2u + 4u * d4) / 4u];                           \
+          const vec4 ml = part4[partial_index4(b, kvh, gr, s, 0u)];                                 \
+          mb[i] = s0 + i < n ? ml.x : -1.0 / 0.0;                                                   \
+          lb[i] = ml.y;                                                                             \
+          ob[i] = part4[partial_index4(b, kvh, gr, s, 1u + d4)];                                    \
         }                                                                                           \
         float mx = run_m;                                                                           \
         [[unroll]] for (uint i = 0; i < MERGE_BATCH; ++i) mx = max(mx, mb[i]);                     \
