@@ -233,9 +233,8 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   // The tail's partials (slot n - 1 after the regular splits holding tokens), then the group's
   // merge where this is its last arrival.
   const uint n = splits_with_tokens(old, pc.chunk) + 1u;
-  const uint V4 = V_DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
-  for (uint e = tid; e < ROWS * V4; e += nthreads) {
-    const uint j = e / V4, k4 = e % V4, gr = row0 + j, d = 4u * (max(k4, 1u) - 1u);
+  for (uint e = tid; e < ROWS * PSTRIDE4; e += nthreads) {
+    const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row0 + j, d = partial_dim4(k4);
     if (gr >= RM) continue;
     part4[partial_index4(b, kvh, gr, n - 1u, k4)] =
         k4 == 0u ? vec4(tail_ml[2u * j], tail_ml[2u * j + 1u], 0.0, 0.0)

@@ -696,9 +696,8 @@ void main() {
   const uint row0 = row_chunk * ROWS;
   if (DIRECT == 0) {
     // Several splits: the partials; the group's last workgroup merges them.
-    const uint V4 = V_DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
-    for (uint e = tid; e < ROWS * V4; e += WG) {
-      const uint j = e / V4, k4 = e % V4, gr = row0 + j, d = j * QDIM + 4u * (max(k4, 1u) - 1u);
+    for (uint e = tid; e < ROWS * PSTRIDE4; e += WG) {
+      const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row0 + j, d = j * QDIM + partial_dim4(k4);
       if (gr >= RM) continue;
       part4[partial_index4(b, kvh, gr, split, k4)] =
           k4 == 0u ? vec4(m_all[j], l_all[j], 0.0, 0.0) : vec4(qsh[d], qsh[d + 1u], qsh[d + 2u], qsh[d + 3u]);

@@ -496,9 +496,8 @@ void main() {
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
   // the splits and stores the output.
-  const uint V4 = DIM / 4u + 1u;  // a row's partials as vec4s: (m, l, -, -), then o
-  for (uint e = tid; e < ROWS * V4; e += WG) {
-    const uint j = e / V4, k4 = e % V4, gr = row_chunk * ROWS + j;
+  for (uint e = tid; e < ROWS * PSTRIDE4; e += WG) {
+    const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
     float mx = NEG_INF;
     [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
@@ -509,7 +508,7 @@ void main() {
       if (k4 == 0u) {
         v.y += a * MSH_GET((q * ROWS + j) * 2 + 1);
       } else {
-        const uint o = (q * ROWS + j) * DIM + 4u * (k4 - 1u);
+        const uint o = (q * ROWS + j) * DIM + partial_dim4(k4);
         v += a * vec4(OSH_GET(o), OSH_GET(o + 1u), OSH_GET(o + 2u), OSH_GET(o + 3u));
       }
     }

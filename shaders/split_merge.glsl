@@ -39,6 +39,10 @@ uint partial_index4(uint b, uint kvh, uint gr, uint split, uint k4) {
   return (((b * KV_HEADS + kvh) * RM + gr) * split_slots() + split) * PSTRIDE4 + k4;
 }
 
+// The first o dim of a row's vec4 k4 (0 for k4 0, which holds m and l): the splits store their
+// partials in a loop over (row, k4) < (ROWS, PSTRIDE4).
+uint partial_dim4(uint k4) { return 4u * (max(k4, 1u) - 1u); }
+
 // Splits of a sequence of `len` tokens that hold tokens (the others leave at once).
 uint splits_with_tokens(uint len, uint chunk) { return min(pc.splits, (len + chunk - 1u) / chunk); }
 
