@@ -349,7 +349,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                c.kv_heads,            q_heads_ / c.kv_heads, m,                 p.rows,
                p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
                direct ? 1u : 0u,      uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
-               uint32_t(p.mode),      std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size)};
+               uint32_t(p.mode),      caps.smallest_subgroup()};
   const bool timeline = timeline_.buffer != VK_NULL_HANDLE && !fused;  // (record_append_decode: never fused then)
   if (timeline) {
     if (!cache_.context().device_clock())

@@ -38,18 +38,11 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
-// Fused append, tc: splits of at least 8 steps (512 tokens). H100, turbo3, µs per 32-layer fused
-// step (bench/results/2026-11-25-h100-session10, run5 and run6): 4K 582 at the plan's 22 splits
-// (3 steps), 530 at 16 (4), 536 at 8 (8); 8K 658 at 16 splits (8 steps) against 726 at the
-// plan's; 16K and 32K best at the plan's, already 8 steps or more.
-constexpr uint32_t kTensorCoreFusedMinSteps = 8;
 uint32_t compute_units(const DeviceCaps& caps) {
   return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
 }
 
-uint32_t min_subgroup(const DeviceCaps& caps) {
-  return std::max<uint32_t>(4, caps.min_subgroup_size ? caps.min_subgroup_size : caps.subgroup_size);
-}
+uint32_t min_subgroup(const DeviceCaps& caps) { return caps.smallest_subgroup(); }
 
 uint32_t codebook_size(KvType t) { return t == KvType::turbo2 ? 4 : t == KvType::turbo3 ? 8 : 16; }
 
@@ -246,11 +239,9 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       target = room(tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits);
       steps = steps_for(target);
     }
-    // The fused append's tc tail (quantizing the new rows, then attending to them) is a chain of
-    // its own; splits shorter than kTensorCoreFusedMinSteps finish before it, and more of them
-    // only crowd the units (bench/results/2026-11-25-h100-session10).
-    if (tc && s.reserved_per_group > 0)
-      steps = std::max(steps, std::min(kTensorCoreFusedMinSteps, ceil_div(ctx, step)));
+    // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
+    // tail's chain was shorter than the splits', and the plan's own splits were the fastest fused
+    // steps measured; bench/results/2026-11-26-h100-session16.)
     p.chunk = steps * step;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";

@@ -26,10 +26,11 @@ struct QuantizePush {
   uint32_t first_pos;
 };
 
-std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format, Side side) {
+// shaders/quantize.comp's specialization constants, in id order.
+std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format, Side side, const DeviceCaps& caps) {
   return {uint32_t(l.row.type), l.row.head_dim, l.row.stored_dim,   l.row.groups,
           l.row.group_elems,    l.row.bits_row_bytes, l.page_size, l.kv_heads,
-          format == RowFormat::f16 ? 1u : 0u, side == Side::v ? 1u : 0u};
+          format == RowFormat::f16 ? 1u : 0u, side == Side::v ? 1u : 0u, caps.smallest_subgroup()};
 }
 
 size_t element_bytes(RowFormat f) { return f == RowFormat::f16 ? 2 : 4; }
@@ -297,7 +298,7 @@ void KvCache::record_quantize(vk::Recorder& r, SequenceId seq, uint32_t layer, S
                               uint64_t src_token_stride) {
   const PageLayout& l = layout(side);
   const auto& pipeline =
-      ctx_->pipelines().get({"quantize", quantize_constants(l, format, side), 3, uint32_t(sizeof(QuantizePush))});
+      ctx_->pipelines().get({"quantize", quantize_constants(l, format, side, ctx_->caps()), 3, uint32_t(sizeof(QuantizePush))});
   const size_t eb = element_bytes(format);
   // The shader indexes 32-bit words from the binding's start; bind at a 16-byte aligned offset
   // (storage-buffer offset alignment) and pass the remainder in elements.

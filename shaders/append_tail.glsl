@@ -74,22 +74,20 @@ float tail_new(bool is_v, uint index) {
   return uintBitsToFloat(is_v ? new_v[index] : new_k[index]);
 }
 
-// Element e of the row quantized in `copy` (qr_code, qr_scale), the value the kernels compute
-// with once it is stored: turbo norm x centroid (rotated domain), q8_0 d x q, f16 itself.
-float qr_value(RowShape s, uint copy, uint e) {
-  const uint code = qr_code[copy * 256u + e];
-  if (s.type == TYPE_F16) return half_to_float(code);
-  const float scale = half_to_float(qr_scale[copy * 8u + e / s.group_elems]);
-  if (s.type == TYPE_Q8_0) return float(int(code << 24) >> 24) * scale;
-  return scale * qr_codebook(s.type, code);
-}
+// Element e of the row quantized in `copy`: the value the kernels compute with once it is stored
+// (qr_quantize leaves it in qr_x).
+float qr_value(uint copy, uint e) { return qr_x[copy * 256u + e]; }
 
 // New token i's row of one side quantized by the group `w` into its copy of the quantizer's
 // arrays, and stored to the cache where `store`.
 void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i, uint pos, uint table, bool store) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
-  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads)
-    qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
+  // (A loop of the same length in every lane: after a loop whose length depends on the lane, the
+  // driver may no longer take the subgroup as converged, see append_tail's shuffles.)
+  [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
+    const uint e = w.tid + w.nthreads * k;
+    if (e < s.stored_dim) qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
+  }
   qr_sync(w);
   qr_quantize(s, w);
   if (store) qr_store(s, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
@@ -104,43 +102,19 @@ float tail_q(uint b, uint kvh, uint gr, uint d, uint G) {
 }
 
 // Query row j of the chunk at row0 (scaled), rotated as the cache's K rows were, into R row j,
-// by one subgroup (lane of n).
-void tail_query_row(uint b, uint kvh, uint row0, uint j, uint lane, uint n) {
+// by the calling subgroup in registers (quantize_row.glsl's layout: dim lane + QR_W i; no barrier).
+void tail_query_row(uint b, uint kvh, uint row0, uint j) {
   const RowShape ks = tail_shape(false);
   const uint gr = row0 + j, G = ks.group_elems;
-  for (uint d = lane; d < ks.stored_dim; d += n) R_SET(j, d, tail_q(b, kvh, gr, d, G));
-  if (K_TYPE < TYPE_TURBO2) return;
-  subgroupMemoryBarrierShared();
-  subgroupBarrier();
-  for (uint h = 1; h < G; h <<= 1) {
-    for (uint p = lane; p < ks.stored_dim / 2u; p += n) {
-      const uint i = (p / (G / 2u)) * G + ((p % (G / 2u)) / h) * 2u * h + (p % (G / 2u)) % h;
-      const float a = R_GET(j, i), c = R_GET(j, i + h);
-      R_SET(j, i, a + c);
-      R_SET(j, i + h, a - c);
-    }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
+  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (ks.stored_dim + S - 1u) / S;
+  float x[QR_REGS];
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) x[i] = i < n ? tail_q(b, kvh, gr, lane + S * i, G) : 0.0;
+  if (K_TYPE >= TYPE_TURBO2) {
+    TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) x[i] *= sign2((lane + S * i) % G) * inv_sqrt_group(G);
   }
-  for (uint d = lane; d < ks.stored_dim; d += n) R_SET(j, d, R_GET(j, d) * sign2(d % G) * inv_sqrt_group(G));
-}
-
-// The chunk's query rows as tail_query_row makes them, by the whole workgroup (ends with a barrier).
-void tail_query_rows(uint b, uint kvh, uint row0, uint tid, uint nthreads) {
-  const RowShape ks = tail_shape(false);
-  const uint G = ks.group_elems;
-  for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
-    const uint j = e / ks.stored_dim, d = e % ks.stored_dim;
-    R_SET(j, d, tail_q(b, kvh, row0 + j, d, G));
-  }
-  barrier();
-  if (K_TYPE < TYPE_TURBO2) return;
-  hadamard_rows(ROWS, ks.stored_dim, G, tid, nthreads);
-  for (uint e = tid; e < ROWS * ks.stored_dim; e += nthreads) {
-    const uint j = e / ks.stored_dim, d = e % ks.stored_dim;
-    R_SET(j, d, R_GET(j, d) * sign2(d % G) * inv_sqrt_group(G));
-  }
-  barrier();
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i)
+    if (lane < S && i < n && lane + S * i < ks.stored_dim) R_SET(j, lane + S * i, x[i]);
 }
 
 // The workgroup x = 0 of row chunk `row_chunk`, for sequence b (length len, page table at
@@ -154,9 +128,15 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   const uint old = len - M, row0 = row_chunk * ROWS;
   const bool store = row_chunk == 0u;  // (every chunk's tail quantizes the same rows; one stores them)
   const uint sgs = min(gl_SubgroupSize, nthreads);  // (a workgroup smaller than a subgroup is one)
-  const uint nsg = nthreads / sgs, sg = tid / sgs, lane = tid % sgs;
+  // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
+  // subgroup and issues the shuffles under them plainly; otherwise NVIDIA's wraps each shuffle in
+  // a convergence check, ~8 instructions with MATCH.ANY, H200 SASS.)
+  const uint nsg = nthreads / sgs, sg = subgroupMin(tid / sgs), lane = tid % sgs;
   const uint C = TAIL_SUBGROUP_TASKS ? min(QR_COPIES, nsg) : 1u;
-  if (!TAIL_SUBGROUP_TASKS) tail_query_rows(b, kvh, row0, tid, nthreads);
+  if (!TAIL_SUBGROUP_TASKS) {
+    for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j);
+    barrier();
+  }
   for (uint r0 = 0; r0 < 2u * M; r0 += C) {
     if (TAIL_SUBGROUP_TASKS) {
       // The rows on subgroups 0 .. C - 1; in the first round the query rows on the others (on
@@ -167,27 +147,30 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
       }
       const uint first = nsg > C ? C : 0u;
       if (r0 == 0u && sg >= first)
-        for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j, lane, sgs);
+        for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j);
       barrier();
     } else {
       const QrWork whole = QrWork(0u, tid, nthreads, false);
       tail_quantize_row(r0 >= M ? vs : ks, whole, b, kvh, r0 % M, old + r0 % M, table, store);
     }
-    // Scores of the round's K rows: a quad of invocations per (row, K row), each summing every
-    // fourth dim, then the quad's sum; soft-cap, then each row's causal and window mask.
+    // Scores of the round's K rows: a subgroup per (row, K row), each lane summing its dims (dim
+    // lane + QR_W i, as the quantizer holds them), then the subgroup's sum; soft-cap, then each
+    // row's causal and window mask. (Loops of one length in every lane: no shuffle under a
+    // lane-dependent loop.)
     if (r0 < M) {
-      for (uint i = tid; i < 4u * ROWS * C; i += nthreads) {
-        const uint quad = i % 4u, j = (i / 4u) % ROWS, copy = (i / 4u) / ROWS, r = r0 + copy, gr = row0 + j;
+      for (uint p = sg; p < ROWS * C; p += nsg) {
+        const uint j = p % ROWS, copy = p / ROWS, r = r0 + copy, gr = row0 + j;
+        if (r >= M) continue;
         float acc = 0.0;
-        if (r < M)
-          for (uint d = quad; d < ks.stored_dim; d += 4u) acc += R_GET(j, d) * qr_value(ks, copy, d);
-        acc += subgroupShuffleXor(acc, 1u);
-        acc += subgroupShuffleXor(acc, 2u);
-        if (quad != 0u || r >= M) continue;
+        [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+          const uint d = lane + QR_W * i;
+          if (lane < QR_W && d < ks.stored_dim) acc += R_GET(j, d) * qr_value(copy, d);
+        }
+        acc = subgroupAdd(acc);
         if (pc.softcap > 0.0) acc = pc.softcap * tanh(acc / pc.softcap);
         const uint pos = old + r, hi = old + gr / GQA;
         const uint lo = (pc.window > 0u && hi + 1u > pc.window) ? hi + 1u - pc.window : 0u;
-        tail_p[j * TAIL_TOKENS + r] = gr < RM && pos >= lo && pos <= hi ? acc : -1.0 / 0.0;
+        if (lane == 0u) tail_p[j * TAIL_TOKENS + r] = gr < RM && pos >= lo && pos <= hi ? acc : -1.0 / 0.0;
       }
       barrier();
     }
@@ -197,14 +180,20 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
       for (uint j = sg; j < ROWS; j += nsg) {
         if (row0 + j >= RM) continue;
         float mx = -1.0 / 0.0;
-        for (uint t = lane; t < M; t += sgs) mx = max(mx, tail_p[j * TAIL_TOKENS + t]);
+        [[unroll]] for (uint t0 = 0; t0 < TAIL_TOKENS; t0 += QR_W) {
+          const uint t = t0 + lane;
+          if (lane < QR_W && t < M) mx = max(mx, tail_p[j * TAIL_TOKENS + t]);
+        }
         mx = subgroupMax(mx);
         float l = 0.0;
-        for (uint t = lane; t < M; t += sgs) {
-          const float sc = tail_p[j * TAIL_TOKENS + t];
-          const float p = sc == -1.0 / 0.0 ? 0.0 : exp(sc - mx);
-          tail_p[j * TAIL_TOKENS + t] = p;
-          l += p;
+        [[unroll]] for (uint t0 = 0; t0 < TAIL_TOKENS; t0 += QR_W) {
+          const uint t = t0 + lane;
+          if (lane < QR_W && t < M) {
+            const float sc = tail_p[j * TAIL_TOKENS + t];
+            const float p = sc == -1.0 / 0.0 ? 0.0 : exp(sc - mx);
+            tail_p[j * TAIL_TOKENS + t] = p;
+            l += p;
+          }
         }
         l = subgroupAdd(l);
         if (lane == 0u) {
@@ -223,7 +212,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
         float o = R_GET(j, d);
         for (uint copy = 0; copy < C; ++copy) {
           const uint r = r0 + copy;
-          if (r >= M && r < 2u * M) o += tail_p[j * TAIL_TOKENS + r - M] * qr_value(vs, copy, d);
+          if (r >= M && r < 2u * M) o += tail_p[j * TAIL_TOKENS + r - M] * qr_value(copy, d);
         }
         R_SET(j, d, o);
       }

@@ -14,7 +14,10 @@ const float M4[15] = float[](-0.212232, -0.162977, -0.127056, -0.097191, -0.0706
 // Rotation sign masks ("seed 42"): bit i set where the sign is -1; word 0 holds bits 0..31.
 const uint S1[4] = uint[](0xe46a0359u, 0x42f85949u, 0xa4c63bbbu, 0x49f250a9u);
 const uint S2[4] = uint[](0x16acee90u, 0x3f628fdcu, 0xb7a5357au, 0xbea56562u);
-float sign1(uint i) { return ((S1[i >> 5] >> (i & 31u)) & 1u) != 0u ? -1.0 : 1.0; }
-float sign2(uint i) { return ((S2[i >> 5] >> (i & 31u)) & 1u) != 0u ? -1.0 : 1.0; }
+// (Words picked by selects, not by a computed index: in unrolled code a computed index into a
+// constant array made Mesa's compiler copy the array per use.)
+#define TKV_SIGN_WORD(S, i) (((i) & 64u) != 0u ? (((i) & 32u) != 0u ? S[3] : S[2]) : (((i) & 32u) != 0u ? S[1] : S[0]))
+float sign1(uint i) { return ((TKV_SIGN_WORD(S1, i) >> (i & 31u)) & 1u) != 0u ? -1.0 : 1.0; }
+float sign2(uint i) { return ((TKV_SIGN_WORD(S2, i) >> (i & 31u)) & 1u) != 0u ? -1.0 : 1.0; }
 
 #endif

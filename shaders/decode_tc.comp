@@ -251,6 +251,7 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 const bool TAIL_SUBGROUP_TASKS = true;  // (tc runs on NVIDIA's subgroups of 32 only)
+#define QR_MIN_SUBGROUP 32u
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
@@ -310,7 +311,7 @@ void main() {
       qv[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
     }
   }
-  TKV_HADAMARD_REGISTERS(qv, 4u, QV, DIM, lane)
+  TKV_HADAMARD_REGISTERS(qv, 4u, QV, DIM, lane, 32u)
   float amax = 0.0;
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (i < QV) {

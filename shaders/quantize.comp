@@ -6,10 +6,13 @@
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_control_flow_attributes : require
 #extension GL_KHR_shader_subgroup_basic : require
+#extension GL_KHR_shader_subgroup_shuffle : require
+#extension GL_KHR_shader_subgroup_arithmetic : require
 
 #include "codebooks.glsl"
 #include "layout.glsl"
 #include "numeric.glsl"
+#include "rotation.glsl"
 
 layout(local_size_x = 128) in;
 
@@ -23,6 +26,7 @@ layout(constant_id = 6) const uint PAGE_SIZE = 64;
 layout(constant_id = 7) const uint KV_HEADS = 1;
 layout(constant_id = 8) const uint SRC_F16 = 0;
 layout(constant_id = 9) const uint IS_V = 0;  // turbo tiles: V's pairs are two tokens' elements
+layout(constant_id = 10) const uint MIN_SUBGROUP = 4;  // the device's smallest subgroup size
 
 layout(std430, binding = 0) readonly buffer Src { uint src[]; };
 layout(std430, binding = 1) buffer Dst { uint dst[]; };  // (atomics: tile words are shared by tokens)
@@ -41,6 +45,7 @@ void qr_pool_and(bool is_v, uint word, uint bits) { atomicAnd(dst[word], bits); 
 void qr_pool_or(bool is_v, uint word, uint bits) { atomicOr(dst[word], bits); }
 void qr_pool_store(bool is_v, uint word, uint value) { dst[word] = value; }
 void qr_pool_store16(bool is_v, uint index, uint value) { dst16[index] = uint16_t(value); }
+#define QR_MIN_SUBGROUP MIN_SUBGROUP
 #include "quantize_row.glsl"
 
 float load_src(uint index) {

@@ -5,7 +5,8 @@
 // tests/cache_test_util.hpp). Turbo: norm, rotation, nearest centroid, norm correction, then the
 // bits go into the token's tile; q8_0 and f16 rows too.
 //
-// Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, GL_KHR_shader_subgroup_basic;
+// Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
+// GL_KHR_shader_subgroup_basic and _shuffle; QR_MIN_SUBGROUP (the smallest subgroup size);
 // the row in its copy of qr_x (declared here: the caller fills elements [0, stored_dim), zeros
 // past head_dim, then syncs as qr_sync does); and the
 // includer's pool writes of one side: qr_pool_and / qr_pool_or (word index, bits; atomics: tile
@@ -54,73 +55,101 @@ void qr_sync(QrWork w) {
 
 uint qr_index_bits(uint type) { return type == TYPE_TURBO2 ? 2u : type == TYPE_TURBO3 ? 3u : 4u; }
 
-uint qr_nearest(uint type, float y) {
+// The nearest centroid's index and value (a value on a midpoint goes up), by compares and
+// selects: no computed index into the constant arrays (see codebooks.glsl's signs).
+uint qr_nearest_centroid(uint type, float y, out float c) {
   uint n = 0;
-  if (type == TYPE_TURBO2) { for (uint k = 0; k < 3; ++k) n += y >= M2[k] ? 1u : 0u; }
-  else if (type == TYPE_TURBO3) { for (uint k = 0; k < 7; ++k) n += y >= M3[k] ? 1u : 0u; }
-  else { for (uint k = 0; k < 15; ++k) n += y >= M4[k] ? 1u : 0u; }
+  if (type == TYPE_TURBO2) {
+    c = C2[0];
+    [[unroll]] for (uint k = 0; k < 3; ++k) if (y >= M2[k]) { n = k + 1u; c = C2[k + 1u]; }
+  } else if (type == TYPE_TURBO3) {
+    c = C3[0];
+    [[unroll]] for (uint k = 0; k < 7; ++k) if (y >= M3[k]) { n = k + 1u; c = C3[k + 1u]; }
+  } else {
+    c = C4[0];
+    [[unroll]] for (uint k = 0; k < 15; ++k) if (y >= M4[k]) { n = k + 1u; c = C4[k + 1u]; }
+  }
   return n;
 }
 
-float qr_codebook(uint type, uint i) {
-  if (type == TYPE_TURBO2) return C2[i];
-  if (type == TYPE_TURBO3) return C3[i];
-  return C4[i];
+// A turbo row is quantized by one subgroup in registers, with no shared memory and no barrier:
+// lane l < W holds elements l + W i (i < stored_dim / W), the layout of TKV_HADAMARD_REGISTERS,
+// W = QR_MIN_SUBGROUP (the includer's: the device's smallest subgroup size, a specialization
+// constant, so that every loop below has a known length; a larger subgroup's other lanes compute
+// along and write nothing). QR_REGS registers hold any stored row (<= 256 elements).
+#ifndef QR_MIN_SUBGROUP
+#define QR_MIN_SUBGROUP 4u
+#endif
+const uint QR_W = QR_MIN_SUBGROUP;
+const uint QR_REGS = 256u / QR_W;
+
+// Each register's value replaced by the sum over its group (groups of G elements), in a fixed
+// order: a lane's registers of the group in order (RB = G / S of them), then the lanes by xor
+// butterflies 1, 2, 4 ... (< min(S, G)), which leave the same bits in every lane (a + b = b + a).
+// The reference sums in element order: the two differ by fp32 rounding only, the tolerance of
+// tests/cache_test_util.hpp's compare_row.
+void qr_group_sums(inout float v[QR_REGS], uint n, uint G, uint S) {
+  const uint RB = max(1u, G / S);
+  [[unroll]] for (uint i = 1; i < QR_REGS; ++i)  // running sums within each block of RB
+    if (i < n && i % RB != 0u) {
+      precise float t = v[i - 1u] + v[i];
+      v[i] = t;
+    }
+  [[unroll]] for (uint h = 1u; h < 64u; h <<= 1)  // across the lanes, on each block's last register
+    if (h < S && h < G)
+      [[unroll]] for (uint i = 0; i < QR_REGS; ++i)
+        if (i < n && (i % RB == RB - 1u || i + 1u == n)) {
+          precise float t = v[i] + subgroupShuffleXor(v[i], h);
+          v[i] = t;
+        }
+  [[unroll]] for (uint k = 1; k < QR_REGS; ++k) {  // the block's sum back to its registers
+    const uint i = QR_REGS - 1u - k;
+    if (i + 1u < n && i % RB != RB - 1u) v[i] = v[i + 1u];
+  }
 }
 
+// The row in qr_x (its copy) quantized: codes into qr_code, the corrected norms' f16 bits into
+// qr_scale. By the subgroup that runs it (QrWork.sub), else by the workgroup's subgroup 0.
 void qr_turbo(RowShape s, QrWork w) {
+  if (!w.sub && subgroupMin(gl_SubgroupID) != 0u) return;  // (uniform: see append_tail.glsl)
   const uint G = s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
-  // 1. Group norms: squares summed in element order, unfused, as the reference does.
-  // (16 loads ahead of the adds: the chain is then the adds alone.)
-  if (w.tid < s.groups) {
-    precise float sum = 0.0;
-    for (uint j0 = 0; j0 < G; j0 += 16u) {
-      float v[16];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) v[k] = qr_x[X + w.tid * G + j0 + k];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) {
-        precise float sq = v[k] * v[k];
-        sum += sq;
-      }
-    }
-    qr_gnorm[N + w.tid] = sqrt(sum);
+  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S;
+  const bool mine = lane < S;
+  float x[QR_REGS], v[QR_REGS];
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const uint e = lane + S * i;
+    x[i] = i < n && e < s.stored_dim ? qr_x[X + e] : 0.0;
+    precise float sq = x[i] * x[i];
+    v[i] = sq;
   }
-  qr_sync(w);
-  // 2. Normalise and apply s1, then the Walsh-Hadamard butterfly, then / sqrt(G) and s2.
-  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
-    const float g = qr_gnorm[N + e / G];
-    const float xh = g > 1e-10 ? div_rn(qr_x[X + e], g) : 0.0;
-    qr_x[X + e] = sign1(e % G) * xh;
+  // 1. Group norms; normalise and apply s1, then the Walsh-Hadamard butterflies, / sqrt(G), s2,
+  // and the nearest centroid.
+  qr_group_sums(v, n, G, S);
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const float g = sqrt(v[i]);
+    v[i] = g;
+    x[i] = sign1((lane + S * i) % G) * (g > 1e-10 ? div_rn(x[i], g) : 0.0);
   }
-  qr_sync(w);
-  for (uint h = 1; h < G; h <<= 1) {
-    for (uint p = w.tid; p < s.stored_dim / 2; p += w.nthreads) {
-      const uint base = (p / (G / 2)) * G;
-      const uint q = p % (G / 2);
-      const uint i = X + base + (q / h) * 2 * h + (q % h);
-      const float a = qr_x[i], b = qr_x[i + h];
-      qr_x[i] = a + b;
-      qr_x[i + h] = a - b;
-    }
-    qr_sync(w);
-  }
+  TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
   const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
-  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads)
-    qr_code[X + e] = qr_nearest(s.type, sign2(e % G) * div_rn(qr_x[X + e], sqrt_g));
-  qr_sync(w);
-  // 3. Norm correction from the chosen centroids.
-  if (w.tid < s.groups) {
-    precise float sum = 0.0;
-    for (uint j0 = 0; j0 < G; j0 += 16u) {
-      float c[16];
-      [[unroll]] for (uint k = 0; k < 16u; ++k) c[k] = qr_codebook(s.type, qr_code[X + w.tid * G + j0 + k]);
-      [[unroll]] for (uint k = 0; k < 16u; ++k) {
-        precise float sq = c[k] * c[k];
-        sum += sq;
-      }
+  float c[QR_REGS], cb[QR_REGS];
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const uint e = lane + S * i;
+    const uint code = qr_nearest_centroid(s.type, sign2(e % G) * div_rn(x[i], sqrt_g), cb[i]);
+    if (mine && i < n && e < s.stored_dim) qr_code[X + e] = code;
+    precise float sq = cb[i] * cb[i];
+    c[i] = sq;
+  }
+  // 2. Norm correction from the chosen centroids (one lane per group stores it), and the values.
+  qr_group_sums(c, n, G, S);
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const uint e = lane + S * i;
+    const float r = sqrt(c[i]), g = v[i];
+    const uint bits = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
+    if (mine && i < n && e < s.stored_dim) {
+      if (e % G == 0u) qr_scale[N + e / G] = bits;
+      qr_x[X + e] = half_to_float(bits) * cb[i];
     }
-    const float r = sqrt(sum);
-    const float g = qr_gnorm[N + w.tid];
-    qr_scale[N + w.tid] = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
   }
 }
 
@@ -137,14 +166,22 @@ void qr_q8_0(RowShape s, QrWork w) {
   qr_sync(w);
   for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
     precise float v = qr_x[X + e] * qr_gnorm[N + e / 32];
-    qr_code[X + e] = uint(int(round_away(v))) & 0xffu;
+    const int q = int(round_away(v));
+    qr_code[X + e] = uint(q) & 0xffu;
+    qr_x[X + e] = float(q) * half_to_float(qr_scale[N + e / 32]);
   }
 }
 
-// The row in qr_x quantized into qr_code and qr_scale (ends with a sync).
+// The row in qr_x quantized into qr_code and qr_scale, and qr_x replaced by the values the
+// kernels compute with once the row is stored: turbo norm x centroid (rotated domain), q8_0
+// d x q, f16 itself (ends with a sync).
 void qr_quantize(RowShape s, QrWork w) {
   if (s.type == TYPE_F16) {
-    for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) qr_code[w.copy * 256u + e] = half_bits_rte(qr_x[w.copy * 256u + e]);
+    for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
+      const uint h = half_bits_rte(qr_x[w.copy * 256u + e]);
+      qr_code[w.copy * 256u + e] = h;
+      qr_x[w.copy * 256u + e] = half_to_float(h);
+    }
   } else if (s.type == TYPE_Q8_0) {
     qr_q8_0(s, w);
   } else {

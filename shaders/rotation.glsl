@@ -23,21 +23,24 @@
     }                                                                                  \
   }
 
-// The same butterflies on a row held by a subgroup of 32 in registers (dim lane + 32 i in x[i],
-// i < REGS of the LEN the array has), over groups of GROUP dims (>= 32): across lanes by
-// shuffles, then across registers in pairs; no shared memory, no barrier. (A macro, so that the
-// array stays the caller's registers.) Needs GL_KHR_shader_subgroup_shuffle.
-#define TKV_HADAMARD_REGISTERS(x, LEN, REGS, GROUP, lane)                              \
+// The same butterflies on a row held by a subgroup of WIDTH lanes in registers (dim lane +
+// WIDTH i in x[i], i < REGS of the LEN the array has), over groups of GROUP dims: across lanes by
+// shuffles (h < WIDTH), then across registers in pairs (h = WIDTH x 1, 2, ...), in ascending h as
+// the shared-memory form; no shared memory, no barrier. A WIDTH wider than GROUP keeps each
+// group within its lanes. (A macro, so that the array stays the caller's registers: LEN is a
+// compile-time constant.) Needs GL_KHR_shader_subgroup_shuffle.
+#define TKV_HADAMARD_REGISTERS(x, LEN, REGS, GROUP, lane, WIDTH)                       \
   {                                                                                    \
-    [[unroll]] for (uint h_ = 1u; h_ < 32u; h_ <<= 1)                                  \
-      [[unroll]] for (uint i_ = 0; i_ < (LEN); ++i_)                                   \
-        if (i_ < (REGS)) {                                                             \
-          const float o_ = subgroupShuffleXor(x[i_], h_);                              \
-          x[i_] = ((lane) & h_) == 0u ? x[i_] + o_ : o_ - x[i_];                       \
-        }                                                                              \
+    [[unroll]] for (uint h_ = 1u; h_ < 64u; h_ <<= 1)                                  \
+      if (h_ < (WIDTH) && h_ < (GROUP))                                                \
+        [[unroll]] for (uint i_ = 0; i_ < (LEN); ++i_)                                 \
+          if (i_ < (REGS)) {                                                           \
+            const float o_ = subgroupShuffleXor(x[i_], h_);                            \
+            x[i_] = ((lane) & h_) == 0u ? x[i_] + o_ : o_ - x[i_];                     \
+          }                                                                            \
     [[unroll]] for (uint h_ = 1u; h_ < (LEN); h_ <<= 1) /* registers i, i + h */       \
       [[unroll]] for (uint i_ = 0; i_ < (LEN); ++i_)                                   \
-        if ((i_ & h_) == 0u && i_ + h_ < (REGS) && 32u * h_ < (GROUP)) {               \
+        if ((i_ & h_) == 0u && i_ + h_ < (REGS) && (WIDTH) * h_ < (GROUP)) {           \
           const float a_ = x[i_], c_ = x[i_ + h_];                                     \
           x[i_] = a_ + c_;                                                             \
           x[i_ + h_] = a_ - c_;                                                        \

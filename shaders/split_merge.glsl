@@ -140,7 +140,7 @@ void store_out(uint b, uint kvh, uint gr, uint d, float v) {
           const uint d = lane + 32u * i;                                                            \
           x[i] = i < NR ? GET(j, d) * inv_l * (V_TYPE >= TYPE_TURBO2 ? sign2(d % V_GROUP) : 1.0) : 0.0; \
         }                                                                                           \
-        if (V_TYPE >= TYPE_TURBO2) TKV_HADAMARD_REGISTERS(x, 8u, NR, V_GROUP, lane)                 \
+        if (V_TYPE >= TYPE_TURBO2) TKV_HADAMARD_REGISTERS(x, 8u, NR, V_GROUP, lane, 32u)                 \
         [[unroll]] for (uint i = 0; i < 8u; ++i)                                                    \
           if (i < NR && lane + 32u * i < HEAD_DIM) store_out(b, kvh, gr, lane + 32u * i, x[i]);     \
       }                                                                                             \

@@ -2,9 +2,14 @@
 
 #include <vulkan/vulkan.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace tkv {
+
+uint32_t DeviceCaps::smallest_subgroup() const {
+  return std::max<uint32_t>(4, min_subgroup_size ? min_subgroup_size : subgroup_size);
+}
 
 uint64_t DeviceCaps::device_local_bytes() const {
   uint64_t total = 0;

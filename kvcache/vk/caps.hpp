@@ -60,6 +60,9 @@ struct DeviceCaps {
   std::vector<MemoryHeap> heaps;
 
   uint64_t device_local_bytes() const;
+  // The smallest subgroup size a dispatch may get (at least 4): the kernels' register arrays are
+  // sized for it.
+  uint32_t smallest_subgroup() const;
   // Why this device cannot run the engine ("" when it can).
   std::string unsupported_reason() const;
 };
