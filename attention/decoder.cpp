@@ -35,10 +35,10 @@ struct DecodePush {
 };
 
 // Shared memory the fused append's tail adds to a decode kernel (mirrors quantize_row.glsl and
-// append_tail.glsl: per copy of the quantizer's arrays the row, codes, norms and scales; then
+// append_tail.glsl: per copy of the quantizer's arrays the row, codes and scales; then
 // the new tokens' scores, m and l per row). The scalar kernel keeps one copy, tc two.
 uint32_t tail_shared_bytes(uint32_t copies, uint32_t rows) {
-  return 4 * copies * (256 + 256 + 8 + 8) + 4 * rows * 8 + 4 * rows * 2;
+  return 4 * copies * (256 + 256 + 8) + 4 * rows * 8 + 4 * rows * 2;
 }
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }

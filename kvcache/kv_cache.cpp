@@ -24,13 +24,18 @@ struct QuantizePush {
   uint32_t src_head_stride;
   uint32_t table_offset;
   uint32_t first_pos;
+  uint32_t n_tokens;  // rows of the dispatch
 };
+
+// Tokens per workgroup of shaders/quantize.comp (a subgroup each).
+constexpr uint32_t kQuantizeTokensPerWorkgroup = 4;
 
 // shaders/quantize.comp's specialization constants, in id order.
 std::vector<uint32_t> quantize_constants(const PageLayout& l, RowFormat format, Side side, const DeviceCaps& caps) {
   return {uint32_t(l.row.type), l.row.head_dim, l.row.stored_dim,   l.row.groups,
           l.row.group_elems,    l.row.bits_row_bytes, l.page_size, l.kv_heads,
-          format == RowFormat::f16 ? 1u : 0u, side == Side::v ? 1u : 0u, caps.smallest_subgroup()};
+          format == RowFormat::f16 ? 1u : 0u, side == Side::v ? 1u : 0u, caps.smallest_subgroup(),
+          kQuantizeTokensPerWorkgroup * caps.smallest_subgroup()};
 }
 
 size_t element_bytes(RowFormat f) { return f == RowFormat::f16 ? 2 : 4; }
@@ -306,14 +311,15 @@ void KvCache::record_quantize(vk::Recorder& r, SequenceId seq, uint32_t layer, S
   if ((src_offset - aligned) % eb != 0)
     fail(ErrorCode::invalid_argument, "append: source offset is not a multiple of the element size");
   // Workgroup counts are limited to 65535 per dimension: long prefills go in chunks.
-  constexpr uint32_t kChunk = 65535;
+  constexpr uint32_t kChunk = 65535 * kQuantizeTokensPerWorkgroup;
   for (uint32_t done = 0; done < n_tokens; done += kChunk) {
     const uint64_t elem = (src_offset - aligned) / eb + uint64_t(done) * src_token_stride;
     if (elem > 0xffffffffull) fail(ErrorCode::invalid_argument, "append: source rows beyond 4G elements");
+    const uint32_t count = std::min(kChunk, n_tokens - done);
     QuantizePush push{uint32_t(elem), uint32_t(src_token_stride), config_.head_dim, page_table_offset(seq),
-                      first_pos + done};
+                      first_pos + done, count};
     r.bind(pipeline, {vk::BufferRange(src, aligned), buffer(layer, side), page_table_}, push);
-    r.dispatch(std::min(kChunk, n_tokens - done), config_.kv_heads);
+    r.dispatch((count + kQuantizeTokensPerWorkgroup - 1) / kQuantizeTokensPerWorkgroup, config_.kv_heads);
   }
 }
 

@@ -18,13 +18,10 @@
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
-// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (1 or 2, default 2);
-// TAIL_SUBGROUP_TASKS (true: the tail's rows are shared out to its subgroups, each synchronised
-// by subgroup barriers only; false: the whole workgroup does one row at a time, for drivers that
-// may make a subgroup barrier a workgroup one, where one subgroup's barrier in a branch would wait
-// for the others: llvmpipe's NIR backend emits a workgroup barrier for any execution scope);
-// RowShape tail_shape(bool is_v) (after quantize_row.glsl, which this includes); the rows
-// R_GET / R_SET (ROWS x the larger stored dim, floats) and hadamard_rows on them; load_q;
+// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (1 or 2, default 2)
+// and QR_MIN_SUBGROUP (quantize_row.glsl); RowShape tail_shape(bool is_v) (after
+// quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x the larger stored dim,
+// floats); load_q;
 // merge_splits, finish_rows; the push constants pc.k_new, pc.v_new (elements to the new rows),
 // pc.scale, pc.softcap, pc.window, pc.chunk; the constants K_NEW_F16, V_NEW_F16 and the
 // bindings' names Pages `pages`.
@@ -78,19 +75,16 @@ float tail_new(bool is_v, uint index) {
 // (qr_quantize leaves it in qr_x).
 float qr_value(uint copy, uint e) { return qr_x[copy * 256u + e]; }
 
-// New token i's row of one side quantized by the group `w` into its copy of the quantizer's
-// arrays, and stored to the cache where `store`.
-void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i, uint pos, uint table, bool store) {
+// New token i's row of one side quantized by the subgroup `w` into its copy of the quantizer's
+// arrays (each lane loads the elements it quantizes: no sync).
+void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
-  // (A loop of the same length in every lane: after a loop whose length depends on the lane, the
-  // driver may no longer take the subgroup as converged, see append_tail's shuffles.)
+  const uint lane = gl_SubgroupInvocationID;
   [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
-    const uint e = w.tid + w.nthreads * k;
-    if (e < s.stored_dim) qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
+    const uint e = lane + QR_W * k;
+    if (lane < QR_W && e < s.stored_dim) qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
   }
-  qr_sync(w);
   qr_quantize(s, w);
-  if (store) qr_store(s, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
 }
 
 // Element d of query row gr, scaled, with the rotation's first signs (turbo K; groups of G).
@@ -119,10 +113,13 @@ void tail_query_row(uint b, uint kvh, uint row0, uint j) {
 
 // The workgroup x = 0 of row chunk `row_chunk`, for sequence b (length len, page table at
 // `table`) and KV head kvh. The 2M new rows (K_0 .. K_M-1, then V_0 .. V_M-1) go through the
-// quantizer C at a time, C = QR_COPIES with subgroup tasks (a subgroup per row; the chunk's
-// query rows meanwhile on the other subgroups), else 1 (the whole workgroup). After each round the
-// K rows' scores come from their codes, the softmax follows the last K row, and the V rows add
-// to the output rows (R, free once the scores are done).
+// quantizer C at a time, a subgroup per row (C = QR_COPIES, at most the subgroups; the chunk's
+// query rows meanwhile on the other subgroups); after each round's barrier, the subgroups that
+// quantized store their rows (row chunk 0's tail), the K rows' scores come from their values, the
+// softmax follows the last K row, and the V rows add to the output rows (R, free once the scores
+// are done). No subgroup barrier: each subgroup's tasks read only what its own lanes wrote until
+// the workgroup's barriers (a subgroup barrier in a branch waits for the whole workgroup on
+// llvmpipe, whose NIR backend makes any execution-scope barrier a workgroup one).
 void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint tid, uint nthreads) {
   const RowShape ks = tail_shape(false), vs = tail_shape(true);
   const uint old = len - M, row0 = row_chunk * ROWS;
@@ -132,26 +129,22 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   // subgroup and issues the shuffles under them plainly; otherwise NVIDIA's wraps each shuffle in
   // a convergence check, ~8 instructions with MATCH.ANY, H200 SASS.)
   const uint nsg = nthreads / sgs, sg = subgroupMin(tid / sgs), lane = tid % sgs;
-  const uint C = TAIL_SUBGROUP_TASKS ? min(QR_COPIES, nsg) : 1u;
-  if (!TAIL_SUBGROUP_TASKS) {
-    for (uint j = sg; j < ROWS; j += nsg) tail_query_row(b, kvh, row0, j);
-    barrier();
-  }
+  const uint C = min(QR_COPIES, nsg);
   for (uint r0 = 0; r0 < 2u * M; r0 += C) {
-    if (TAIL_SUBGROUP_TASKS) {
-      // The rows on subgroups 0 .. C - 1; in the first round the query rows on the others (on
-      // every subgroup, after its row, where there are no others).
-      if (sg < C && r0 + sg < 2u * M) {
-        const uint r = r0 + sg;
-        tail_quantize_row(r >= M ? vs : ks, QrWork(sg, lane, sgs, true), b, kvh, r % M, old + r % M, table, store);
-      }
-      const uint first = nsg > C ? C : 0u;
-      if (r0 == 0u && sg >= first)
-        for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j);
-      barrier();
-    } else {
-      const QrWork whole = QrWork(0u, tid, nthreads, false);
-      tail_quantize_row(r0 >= M ? vs : ks, whole, b, kvh, r0 % M, old + r0 % M, table, store);
+    // The rows on subgroups 0 .. C - 1; in the first round the query rows on the others (on every
+    // subgroup, after its row, where there are no others).
+    const uint r = r0 + sg;
+    const bool quantizes = sg < C && r < 2u * M;
+    const RowShape rs = r >= M ? vs : ks;
+    const QrWork w = QrWork(sg, lane, sgs);
+    if (quantizes) tail_quantize_row(rs, w, b, kvh, r % M);
+    const uint first = nsg > C ? C : 0u;
+    if (r0 == 0u && sg >= first)
+      for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j);
+    barrier();
+    if (quantizes && store) {
+      const uint pos = old + r % M;
+      qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
     }
     // Scores of the round's K rows: a subgroup per (row, K row), each lane summing its dims (dim
     // lane + QR_W i, as the quantizer holds them), then the subgroup's sum; soft-cap, then each

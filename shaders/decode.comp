@@ -361,9 +361,6 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #include "numeric.glsl"
 #define QR_COPIES 1  // (two: the H100 compiler gave the kernel 167 registers instead of 128)
 #define QR_MIN_SUBGROUP MIN_SUBGROUP
-// The scalar kernel runs everywhere, lavapipe included: the tail's rows one at a time by the
-// whole workgroup, no subgroup barrier in a branch (append_tail.glsl).
-const bool TAIL_SUBGROUP_TASKS = false;
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, V_DIM, V_GROUPS, V_GROUP, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)

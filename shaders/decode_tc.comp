@@ -250,7 +250,6 @@ TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)
 TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
-const bool TAIL_SUBGROUP_TASKS = true;  // (tc runs on NVIDIA's subgroups of 32 only)
 #define QR_MIN_SUBGROUP 32u
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {

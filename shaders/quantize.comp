@@ -1,7 +1,7 @@
 #version 450
-// Append: quantizes new K or V rows into the cache's pages (kvcache/layout.hpp). One workgroup
-// per (token, KV head) row, running quantize_row.glsl (the decode kernels' fused append runs the
-// same code).
+// Append: quantizes new K or V rows into the cache's pages (kvcache/layout.hpp). A workgroup per
+// 4 tokens of one KV head, a subgroup per row, running quantize_row.glsl (the decode kernels'
+// fused append runs the same code).
 #extension GL_EXT_shader_16bit_storage : require
 #extension GL_EXT_shader_explicit_arithmetic_types_int16 : require
 #extension GL_EXT_control_flow_attributes : require
@@ -14,7 +14,7 @@
 #include "numeric.glsl"
 #include "rotation.glsl"
 
-layout(local_size_x = 128) in;
+layout(local_size_x_id = 11) in;  // 4 x MIN_SUBGROUP: a subgroup per row
 
 layout(constant_id = 0) const uint TYPE = 3;
 layout(constant_id = 1) const uint HEAD_DIM = 128;
@@ -39,6 +39,7 @@ layout(push_constant) uniform Push {
   uint src_head_stride;   // elements between heads
   uint table_offset;      // index in pages[] of the sequence's first page
   uint first_pos;         // position of the first new token
+  uint n_tokens;          // rows of this dispatch
 } pc;
 
 void qr_pool_and(bool is_v, uint word, uint bits) { atomicAnd(dst[word], bits); }
@@ -46,6 +47,7 @@ void qr_pool_or(bool is_v, uint word, uint bits) { atomicOr(dst[word], bits); }
 void qr_pool_store(bool is_v, uint word, uint value) { dst[word] = value; }
 void qr_pool_store16(bool is_v, uint index, uint value) { dst16[index] = uint16_t(value); }
 #define QR_MIN_SUBGROUP MIN_SUBGROUP
+#define QR_COPIES 4  // a copy per row of the workgroup
 #include "quantize_row.glsl"
 
 float load_src(uint index) {
@@ -56,16 +58,30 @@ float load_src(uint index) {
   return uintBitsToFloat(src[index]);
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint token = gl_WorkGroupID.x, head = gl_WorkGroupID.y;
-  const uint pos = pc.first_pos + token;
-  const RowShape s = RowShape(TYPE, STORED_DIM, GROUPS, GROUP_ELEMS, BITS_ROW_BYTES, PAGE_SIZE, KV_HEADS, IS_V != 0u);
+// Rows (tokens) per workgroup: a subgroup's each (kvcache/kv_cache.cpp dispatches ceil(n / 4)).
+const uint TOKENS_PER_WORKGROUP = 4;
 
-  const uint src_base = pc.src_offset + token * pc.src_token_stride + head * pc.src_head_stride;
-  const QrWork w = QrWork(0u, tid, gl_WorkGroupSize.x, false);
-  for (uint e = tid; e < STORED_DIM; e += gl_WorkGroupSize.x) qr_x[e] = e < HEAD_DIM ? load_src(src_base + e) : 0.0;
+void main() {
+  // (The subgroup's index through a reduction: uniform to the driver, see append_tail.glsl.)
+  const uint sg = subgroupMin(gl_SubgroupID), nsg = gl_NumSubgroups, lane = gl_SubgroupInvocationID;
+  const uint head = gl_WorkGroupID.y;
+  const RowShape s = RowShape(TYPE, STORED_DIM, GROUPS, GROUP_ELEMS, BITS_ROW_BYTES, PAGE_SIZE, KV_HEADS, IS_V != 0u);
+  // Each subgroup quantizes its rows (lanes load the elements they quantize), then, once every
+  // row's codes are visible, stores them.
+  for (uint k = sg; k < TOKENS_PER_WORKGROUP; k += nsg) {
+    const uint token = gl_WorkGroupID.x * TOKENS_PER_WORKGROUP + k;
+    if (token >= pc.n_tokens) break;
+    const uint src_base = pc.src_offset + token * pc.src_token_stride + head * pc.src_head_stride;
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      const uint e = lane + QR_W * i;
+      if (lane < QR_W && e < STORED_DIM) qr_x[k * 256u + e] = e < HEAD_DIM ? load_src(src_base + e) : 0.0;
+    }
+    qr_quantize(s, QrWork(k, lane, gl_SubgroupSize));
+  }
   barrier();
-  qr_quantize(s, w);
-  qr_store(s, w, pages[pc.table_offset + pos / PAGE_SIZE], head, pos % PAGE_SIZE);
+  for (uint k = sg; k < TOKENS_PER_WORKGROUP; k += nsg) {
+    const uint token = gl_WorkGroupID.x * TOKENS_PER_WORKGROUP + k, pos = pc.first_pos + token;
+    if (token >= pc.n_tokens) break;
+    qr_store(s, QrWork(k, lane, gl_SubgroupSize), pages[pc.table_offset + pos / PAGE_SIZE], head, pos % PAGE_SIZE);
+  }
 }

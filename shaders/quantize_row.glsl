@@ -8,7 +8,7 @@
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // GL_KHR_shader_subgroup_basic and _shuffle; QR_MIN_SUBGROUP (the smallest subgroup size);
 // the row in its copy of qr_x (declared here: the caller fills elements [0, stored_dim), zeros
-// past head_dim, then syncs as qr_sync does); and the
+// past head_dim, then syncs, see qr_quantize); and the
 // includer's pool writes of one side: qr_pool_and / qr_pool_or (word index, bits; atomics: tile
 // words are shared by tokens), qr_pool_store (word index, value), qr_pool_store16 (16-bit index,
 // value).
@@ -27,31 +27,20 @@ struct RowShape {
   bool is_v;         // turbo tiles: V's pairs are two tokens' elements
 };
 
-// Who quantizes a row: a whole workgroup (barriers), or one subgroup of it (subgroup barriers),
-// so that several rows go at once, each in its copy of the arrays below (QR_COPIES of them,
-// defined by the includer, default 1).
+// A row is quantized by one subgroup, into its copy of the arrays below (QR_COPIES of them,
+// defined by the includer, default 1: several rows go at once); tid / nthreads (its lane, its
+// size) share out the loops that store the row.
 struct QrWork {
   uint copy;      // which copy of the arrays
-  uint tid;       // invocation index within the group that does the row
-  uint nthreads;  // its size
-  bool sub;       // the group is a subgroup
+  uint tid;       // invocation index within the subgroup
+  uint nthreads;  // the subgroup's size
 };
 #ifndef QR_COPIES
 #define QR_COPIES 1
 #endif
 shared float qr_x[QR_COPIES * 256];
 shared uint qr_code[QR_COPIES * 256];   // per element: turbo index, q8_0 byte, f16 bits
-shared float qr_gnorm[QR_COPIES * 8];   // turbo group norms / q8_0 inverse scales
 shared uint qr_scale[QR_COPIES * 8];    // f16 bits stored per group
-
-void qr_sync(QrWork w) {
-  if (w.sub) {
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
-  } else {
-    barrier();
-  }
-}
 
 uint qr_index_bits(uint type) { return type == TYPE_TURBO2 ? 2u : type == TYPE_TURBO3 ? 3u : 4u; }
 
@@ -83,111 +72,103 @@ uint qr_nearest_centroid(uint type, float y, out float c) {
 const uint QR_W = QR_MIN_SUBGROUP;
 const uint QR_REGS = 256u / QR_W;
 
-// Each register's value replaced by the sum over its group (groups of G elements), in a fixed
-// order: a lane's registers of the group in order (RB = G / S of them), then the lanes by xor
-// butterflies 1, 2, 4 ... (< min(S, G)), which leave the same bits in every lane (a + b = b + a).
-// The reference sums in element order: the two differ by fp32 rounding only, the tolerance of
-// tests/cache_test_util.hpp's compare_row.
-void qr_group_sums(inout float v[QR_REGS], uint n, uint G, uint S) {
+// Each register's value replaced by the sum (or with take_max, the maximum) over its group
+// (groups of G elements), in a fixed order: a lane's registers of the group in order (RB = G / S
+// of them), then the lanes by xor butterflies 1, 2, 4 ... (< min(S, G)), which leave the same bits
+// in every lane (a + b = b + a). The reference sums in element order: the two differ by fp32
+// rounding only, the tolerance of tests/cache_test_util.hpp's compare_row.
+float qr_combine(float a, float b, bool take_max) {
+  precise float t = a + b;
+  return take_max ? max(a, b) : t;
+}
+void qr_group_reduce(inout float v[QR_REGS], uint n, uint G, uint S, bool take_max) {
   const uint RB = max(1u, G / S);
-  [[unroll]] for (uint i = 1; i < QR_REGS; ++i)  // running sums within each block of RB
-    if (i < n && i % RB != 0u) {
-      precise float t = v[i - 1u] + v[i];
-      v[i] = t;
-    }
+  [[unroll]] for (uint i = 1; i < QR_REGS; ++i)  // running values within each block of RB
+    if (i < n && i % RB != 0u) v[i] = qr_combine(v[i - 1u], v[i], take_max);
   [[unroll]] for (uint h = 1u; h < 64u; h <<= 1)  // across the lanes, on each block's last register
     if (h < S && h < G)
       [[unroll]] for (uint i = 0; i < QR_REGS; ++i)
-        if (i < n && (i % RB == RB - 1u || i + 1u == n)) {
-          precise float t = v[i] + subgroupShuffleXor(v[i], h);
-          v[i] = t;
-        }
-  [[unroll]] for (uint k = 1; k < QR_REGS; ++k) {  // the block's sum back to its registers
+        if (i < n && (i % RB == RB - 1u || i + 1u == n)) v[i] = qr_combine(v[i], subgroupShuffleXor(v[i], h), take_max);
+  [[unroll]] for (uint k = 1; k < QR_REGS; ++k) {  // the block's value back to its registers
     const uint i = QR_REGS - 1u - k;
     if (i + 1u < n && i % RB != RB - 1u) v[i] = v[i + 1u];
   }
 }
 
-// The row in qr_x (its copy) quantized: codes into qr_code, the corrected norms' f16 bits into
-// qr_scale. By the subgroup that runs it (QrWork.sub), else by the workgroup's subgroup 0.
-void qr_turbo(RowShape s, QrWork w) {
-  if (!w.sub && subgroupMin(gl_SubgroupID) != 0u) return;  // (uniform: see append_tail.glsl)
-  const uint G = s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
+// The row quantized in registers by the calling subgroup (the caller's branches to here uniform
+// per subgroup: see append_tail.glsl): the row from qr_x (its copy; elements l + W i, which the
+// caller writes from the same lanes, so no sync), codes into qr_code, the f16 scale / norm bits
+// into qr_scale, and qr_x replaced by the values the kernels compute with once the row is stored:
+// turbo norm x centroid (rotated domain), q8_0 d x q, f16 itself. In the reference's steps and
+// rounding (kvcache/codec.cpp): turbo: norm, rotation, nearest centroid, norm correction; q8_0:
+// d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16. Other lanes read the results
+// after a barrier (qr_store does).
+void qr_quantize(RowShape s, QrWork w) {
+  const uint G = s.type == TYPE_Q8_0 ? 32u : s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
   const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S;
   const bool mine = lane < S;
-  float x[QR_REGS], v[QR_REGS];
+  float x[QR_REGS], v[QR_REGS], c[QR_REGS];
+  uint code[QR_REGS];
   [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
     const uint e = lane + S * i;
     x[i] = i < n && e < s.stored_dim ? qr_x[X + e] : 0.0;
-    precise float sq = x[i] * x[i];
-    v[i] = sq;
   }
-  // 1. Group norms; normalise and apply s1, then the Walsh-Hadamard butterflies, / sqrt(G), s2,
-  // and the nearest centroid.
-  qr_group_sums(v, n, G, S);
-  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-    const float g = sqrt(v[i]);
-    v[i] = g;
-    x[i] = sign1((lane + S * i) % G) * (g > 1e-10 ? div_rn(x[i], g) : 0.0);
-  }
-  TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
-  const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
-  float c[QR_REGS], cb[QR_REGS];
-  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-    const uint e = lane + S * i;
-    const uint code = qr_nearest_centroid(s.type, sign2(e % G) * div_rn(x[i], sqrt_g), cb[i]);
-    if (mine && i < n && e < s.stored_dim) qr_code[X + e] = code;
-    precise float sq = cb[i] * cb[i];
-    c[i] = sq;
-  }
-  // 2. Norm correction from the chosen centroids (one lane per group stores it), and the values.
-  qr_group_sums(c, n, G, S);
-  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-    const uint e = lane + S * i;
-    const float r = sqrt(c[i]), g = v[i];
-    const uint bits = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
-    if (mine && i < n && e < s.stored_dim) {
-      if (e % G == 0u) qr_scale[N + e / G] = bits;
-      qr_x[X + e] = half_to_float(bits) * cb[i];
-    }
-  }
-}
-
-void qr_q8_0(RowShape s, QrWork w) {
-  const uint X = w.copy * 256u, N = w.copy * 8u;
-  // d = amax / 127 in f32; q = roundf(x * (1/d)) with the f32 d; the stored d is f16(d).
-  if (w.tid < s.groups) {
-    float amax = 0.0;
-    for (uint j = 0; j < 32; ++j) amax = max(amax, abs(qr_x[X + w.tid * 32 + j]));
-    const float d = div_rn(amax, 127.0);
-    qr_scale[N + w.tid] = half_bits_rte(d);
-    qr_gnorm[N + w.tid] = d != 0.0 ? div_rn(1.0, d) : 0.0;
-  }
-  qr_sync(w);
-  for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
-    precise float v = qr_x[X + e] * qr_gnorm[N + e / 32];
-    const int q = int(round_away(v));
-    qr_code[X + e] = uint(q) & 0xffu;
-    qr_x[X + e] = float(q) * half_to_float(qr_scale[N + e / 32]);
-  }
-}
-
-// The row in qr_x quantized into qr_code and qr_scale, and qr_x replaced by the values the
-// kernels compute with once the row is stored: turbo norm x centroid (rotated domain), q8_0
-// d x q, f16 itself (ends with a sync).
-void qr_quantize(RowShape s, QrWork w) {
   if (s.type == TYPE_F16) {
-    for (uint e = w.tid; e < s.stored_dim; e += w.nthreads) {
-      const uint h = half_bits_rte(qr_x[w.copy * 256u + e]);
-      qr_code[w.copy * 256u + e] = h;
-      qr_x[w.copy * 256u + e] = half_to_float(h);
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      code[i] = half_bits_rte(x[i]);
+      c[i] = half_to_float(code[i]);
     }
   } else if (s.type == TYPE_Q8_0) {
-    qr_q8_0(s, w);
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) v[i] = abs(x[i]);
+    qr_group_reduce(v, n, G, S, true);
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      const float d = div_rn(v[i], 127.0), id = d != 0.0 ? div_rn(1.0, d) : 0.0;
+      precise float y = x[i] * id;
+      const int q = int(round_away(y));
+      const uint bits = half_bits_rte(d);
+      code[i] = uint(q) & 0xffu;
+      c[i] = float(q) * half_to_float(bits);
+      v[i] = uintBitsToFloat(bits);
+    }
   } else {
-    qr_turbo(s, w);
+    // 1. Group norms; normalise and apply s1, the Walsh-Hadamard butterflies, / sqrt(G), s2,
+    // and the nearest centroid.
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      precise float sq = x[i] * x[i];
+      v[i] = sq;
+    }
+    qr_group_reduce(v, n, G, S, false);
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      const float g = sqrt(v[i]);
+      v[i] = g;
+      x[i] = sign1((lane + S * i) % G) * (g > 1e-10 ? div_rn(x[i], g) : 0.0);
+    }
+    TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
+    const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
+    float sq[QR_REGS];
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      code[i] = qr_nearest_centroid(s.type, sign2((lane + S * i) % G) * div_rn(x[i], sqrt_g), c[i]);
+      precise float t = c[i] * c[i];
+      sq[i] = t;
+    }
+    // 2. Norm correction from the chosen centroids.
+    qr_group_reduce(sq, n, G, S, false);
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      const float r = sqrt(sq[i]), g = v[i];
+      const uint bits = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
+      c[i] *= half_to_float(bits);
+      v[i] = uintBitsToFloat(bits);
+    }
   }
-  qr_sync(w);
+  // The codes, the values, and one lane per group the group's f16 bits (held in v as float bits).
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const uint e = lane + S * i;
+    if (mine && i < n && e < s.stored_dim) {
+      qr_code[X + e] = code[i];
+      qr_x[X + e] = c[i];
+      if (s.type != TYPE_F16 && e % G == 0u) qr_scale[N + e / G] = floatBitsToUint(v[i]);
+    }
+  }
 }
 
 // The 32-bit word `i` of an f16 or q8_0 row's bits, assembled from the per-element codes.
