@@ -1,7 +1,7 @@
-// Quantizing one K or V row and storing it in its page (kvcache/layout.hpp), by a whole
-// workgroup: the append (quantize.comp, a workgroup per row) and the decode kernels' fused append
+// Quantizing one K or V row and storing it in its page (kvcache/layout.hpp), by one subgroup: the
+// append (quantize.comp, a subgroup per row) and the decode kernels' fused append
 // (append_tail.glsl) run this one code. Every step follows the CPU reference (kvcache/codec.cpp)
-// in the same order and rounding, so the bytes match it (tolerance: compare_row in
+// in its rounding; only the sums' order differs (fp32 rounding: the tolerance of compare_row in
 // tests/cache_test_util.hpp). Turbo: norm, rotation, nearest centroid, norm correction, then the
 // bits go into the token's tile; q8_0 and f16 rows too.
 //
