@@ -38,6 +38,7 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
+constexpr uint32_t kTensorCoreWideMinSteps = 8;     // wide workgroups (5-8 rows) on splits this long
 uint32_t compute_units(const DeviceCaps& caps) {
   return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
 }
@@ -81,13 +82,13 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
     // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
     // turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs, then the merged rows;
-    // one array for Qb, then Pb; the page list; the subgroups' query maxima; the merge's flag and
-    // sums (shaders/split_merge.glsl).
+    // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the subgroups'
+    // query maxima; the merge's flag and sums (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
     auto entries = [](KvType t) -> uint32_t { return t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t region = std::max(8 * 16 * tables, 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
-    return region + 2 * std::max<uint32_t>(dim * 8, 4 * 16 * 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
+    return region + 2 * dim * (p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -108,6 +109,77 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   return 4 * (p.rows * qdim + max_subgroups * p.rows * 2 + tsize + scores + kMaxSplitPages + 32 + 1 + p.rows) +
          8 * (pairs(s.k_type) + pairs(s.v_type));
 }
+
+namespace {
+
+// The split-K schedule of a plan whose workgroup shape is set: chunk, splits, workgroups, reason.
+void plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, DecodePlan& p) {
+  const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
+  const uint32_t step = p.tokens_per_step();
+  const uint32_t max_splits = ceil_div(ctx, step);
+  const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
+  if (request.splits) {
+    const uint32_t splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
+    p.reason = "split count forced";
+    p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
+  } else if (ctx <= 8 * step) {
+    p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no partials";
+    p.chunk = ceil_div(ctx, step) * step;
+  } else {
+    // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
+    // wave of `target`: a few workgroups beyond what the units hold at once run as a second wave
+    // (H200 at 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A
+    // ragged batch's short sequences need fewer splits, which leaves room for shorter splits.
+    const uint64_t per_seq = base / s.batch;  // KV heads x row chunks
+    auto workgroups = [&](uint32_t chunk) {
+      uint64_t n = 0;
+      if (s.lengths.empty()) n = uint64_t(s.batch) * ceil_div(ctx, chunk);
+      for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
+      return n * per_seq;
+    };
+    auto steps_for = [&](uint64_t target) {
+      uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
+      while (lo < hi) {
+        const uint32_t mid = lo + (hi - lo) / 2;
+        if (workgroups(mid * step) <= target) hi = mid;
+        else lo = mid + 1;
+      }
+      return lo;
+    };
+    // The most workgroups per unit where the splits stay long enough, else fewer. (Wide tc
+    // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
+    // 86.9.)
+    const bool tc = p.variant == Variant::tc;
+    const uint32_t tc_max = p.rows > 4 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax;
+    auto room = [&](uint32_t per_unit) {
+      const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
+      return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
+    };
+    uint32_t target = room(tc ? tc_max : kWorkgroupsPerUnit);
+    uint32_t steps = steps_for(target);
+    if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
+      target = room(tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits);
+      steps = steps_for(target);
+    }
+    // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
+    // tail's chain was shorter than the splits', and the plan's own splits were the fastest fused
+    // steps measured; bench/results/2026-11-26-h100-session16.)
+    p.chunk = steps * step;
+    p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
+               " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
+  }
+  // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
+  // chunk / page_size of them): longer splits are cut into more.
+  const uint32_t max_chunk = (kMaxSplitPages - 1) * s.page_size / step * step;
+  if (p.chunk > max_chunk) {
+    p.chunk = max_chunk;
+    p.reason += "; splits of at most " + std::to_string(max_chunk) + " tokens (page list in shared memory)";
+  }
+  p.splits = ceil_div(ctx, p.chunk);
+  p.workgroups = p.splits * base;
+}
+
+}  // namespace
 
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   check_head_dim(s.head_dim);
@@ -179,10 +251,11 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   }
   if (p.variant == Variant::tc) {
     // Four subgroups, each streaming tiles of 16 tokens; the MMAs' 8 columns hold 4 rows' hi and
-    // lo halves, so a workgroup takes at most 4 query rows.
+    // lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a second matrix: a
+    // workgroup takes at most 8 query rows.
     if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
       fail(ErrorCode::invalid_argument, "decode: variant tc cannot run here: " + problem);
-    p.row_chunks = ceil_div(rm, 4);
+    p.row_chunks = ceil_div(rm, 8);
     p.rows = ceil_div(rm, p.row_chunks);
     p.workgroup = 128;
     p.team = 32;
@@ -195,66 +268,19 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
                                           std::to_string(p.shared_bytes) + " B of shared memory, the device has " +
                                           std::to_string(budget));
 
-  const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
-  const uint32_t step = p.tokens_per_step();
-  const uint32_t max_splits = ceil_div(ctx, step);
-  const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
-  if (request.splits) {
-    const uint32_t splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
-    p.reason = "split count forced";
-    p.chunk = ceil_div(ceil_div(ctx, splits), step) * step;
-  } else if (ctx <= 8 * step) {
-    p.reason = p.variant == Variant::tc ? "short context: one split" : "short context: one split, no partials";
-    p.chunk = ceil_div(ctx, step) * step;
-  } else {
-    // The shortest split (whole steps, at least two) whose workgroups that hold tokens fit one
-    // wave of `target`: a few workgroups beyond what the units hold at once run as a second wave
-    // (H200 at 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A
-    // ragged batch's short sequences need fewer splits, which leaves room for shorter splits.
-    const uint64_t per_seq = base / s.batch;  // KV heads x row chunks
-    auto workgroups = [&](uint32_t chunk) {
-      uint64_t n = 0;
-      if (s.lengths.empty()) n = uint64_t(s.batch) * ceil_div(ctx, chunk);
-      for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
-      return n * per_seq;
-    };
-    auto steps_for = [&](uint64_t target) {
-      uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
-      while (lo < hi) {
-        const uint32_t mid = lo + (hi - lo) / 2;
-        if (workgroups(mid * step) <= target) hi = mid;
-        else lo = mid + 1;
-      }
-      return lo;
-    };
-    // The most workgroups per unit where the splits stay long enough, else fewer.
-    const bool tc = p.variant == Variant::tc;
-    auto room = [&](uint32_t per_unit) {
-      const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
-      return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
-    };
-    uint32_t target = room(tc ? kTensorCoreWorkgroupsPerUnitMax : kWorkgroupsPerUnit);
-    uint32_t steps = steps_for(target);
-    if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
-      target = room(tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits);
-      steps = steps_for(target);
-    }
-    // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
-    // tail's chain was shorter than the splits', and the plan's own splits were the fastest fused
-    // steps measured; bench/results/2026-11-26-h100-session16.)
-    p.chunk = steps * step;
-    p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
-               " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
+  plan_splits(caps, s, request, p);
+  // Wide tc workgroups cost more at their ends (two query rows a subgroup, twice the partials
+  // and the merge) and fit two an SM (184-200 registers): they pay where their splits are long.
+  // H100, session 17, µs per call (4-row chunks / wide): llama8b turbo3 m 2 8K 18.4 / 19.3
+  // (splits of 4 steps), 32K 42.1 / 34.3 (16 steps); m 3 8K 22.8 / 21.8 (8 steps); qwen7b
+  // (7 rows) 8K 14.8 / 18.4-19.6 (2-6 steps), 32K 27.9 / 27.3 (8 steps); m 8 32K 125.1 / 86.9.
+  // Shorter splits than kTensorCoreWideMinSteps take chunks of 4 rows instead.
+  if (p.variant == Variant::tc && p.rows > 4 && !request.splits && p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps) {
+    p.row_chunks = ceil_div(rm, 4);
+    p.rows = ceil_div(rm, p.row_chunks);
+    p.shared_bytes = decode_shared_bytes(caps, s, p);
+    plan_splits(caps, s, request, p);
   }
-  // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
-  // chunk / page_size of them): longer splits are cut into more.
-  const uint32_t max_chunk = (kMaxSplitPages - 1) * s.page_size / step * step;
-  if (p.chunk > max_chunk) {
-    p.chunk = max_chunk;
-    p.reason += "; splits of at most " + std::to_string(max_chunk) + " tokens (page list in shared memory)";
-  }
-  p.splits = ceil_div(ctx, p.chunk);
-  p.workgroups = p.splits * base;
   return p;
 }
 
@@ -262,9 +288,9 @@ std::string DecodePlan::describe() const {
   std::ostringstream o;
   o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
     << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup;
-  if (variant == Variant::tc) o << " (4 subgroups x 16-token tiles on the tensor cores), " << rows;
-  else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), " << rows
-    << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
+  if (variant == Variant::tc) o << " (4 subgroups x 16-token tiles on the tensor cores), ";
+  else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), ";
+  o << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
     << " B shared" << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;
   return o.str();
 }

@@ -61,7 +61,7 @@ layout(constant_id = 6) const uint PAGE_SIZE = 64;
 layout(constant_id = 7) const uint KV_HEADS = 8;
 layout(constant_id = 8) const uint GQA = 4;
 layout(constant_id = 9) const uint M = 1;
-layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 4
+layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 8 (> 4: WIDE)
 layout(constant_id = 11) const uint Q_F16 = 0;
 layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
 layout(constant_id = 13) const uint OUT_F16 = 0;
@@ -73,6 +73,13 @@ layout(local_size_x = 128) in;
 
 const uint WG = 128, SUBGROUPS = 4, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
+// Up to 4 rows, Qb's 8 columns hold the rows' q_hi and q_lo (hi + lo columns summed afterwards);
+// WIDE (5 to 8 rows), they hold 8 rows' q_hi and a second matrix their q_lo, so that the tile's
+// dequantized fragments serve twice the rows: scores C_hi.Q_hi + C_hi.Q_lo + C_lo.Q_hi (3 MMAs a
+// block for 16 tokens and 8 rows, against 4 for two chunks of 4 rows), output C_hi.P_hi +
+// C_hi.P_lo + C_lo.P_hi likewise, and no column sums.
+const bool WIDE = ROWS > 4u;
+const uint QCOLS = WIDE ? 16u : 8u;  // Qb's columns in frag: hi (0..7), then lo (WIDE)
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint V_DIM = DIM, V_GROUP = DIM;  // (split_merge.glsl) one group per row
 const uint BLOCKS = DIM / 16;
@@ -155,10 +162,10 @@ shared uvec2 region[REGION];
 #define MSH_SET(i, v) F_SET(MSH + (i), v)
 #define MSH_GET(i) F_GET(MSH + (i))
 // Qb on its way from the subgroups' rows to every subgroup's fragments: [column][dim], q_hi of
-// rows 0..3, then q_lo. Stored column-major (a column's consecutive k side by side, the order of
+// rows 0..3, then q_lo (WIDE: q_hi of rows 0..7, then q_lo). Stored column-major (a column's consecutive k side by side, the order of
 // mma.m16n8k16's B registers). (The driver still transposes each B fragment with MOVM before each
 // MMA, as it did for row-major B: H100 SASS, no change in time.)
-shared float16_t frag[8 * DIM];
+shared float16_t frag[QCOLS * DIM];
 const uint MAX_SPLIT_PAGES = 512;
 shared uint split_pages[MAX_SPLIT_PAGES];
 
@@ -228,6 +235,25 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
     a[4 + 2 * r] = lv.x; a[5 + 2 * r] = lv.y;                                                       \
   }
 
+// Pb's fragment from a lane's four values (token g, columns 2c, 2c + 1; token g + 8, the same),
+// the lane's own scores: the driver's B elements of lane 4g + c (coopmat_probe.cpp checks; NV
+// matrices: the driver transposes them into mma's order before each MMA). Under KHR matrices
+// (B_NATIVE) the fragment is in mma's order already: lane 4g + c holds (token 2c, 2c + 1, 2c + 8,
+// 2c + 9; column g); (token t < 8, column n) and (t + 8, n) sit in lane 4t + n / 2, elements n % 2
+// and 2 + n % 2: the lanes trade values.
+#define BUILD_B(pv, pf)                                                                             \
+  if (B_NATIVE == 0u) {                                                                             \
+    [[unroll]] for (uint i = 0; i < 4; ++i) pf[i] = pv[i];                                          \
+  } else {                                                                                          \
+    const uint we = packFloat2x16(f16vec2(pv[0], pv[2])), wo = packFloat2x16(f16vec2(pv[1], pv[3])); \
+    const uint sa = 8u * c + g / 2u;                                                                \
+    const uint ae = subgroupShuffle(we, sa), ao = subgroupShuffle(wo, sa);                          \
+    const uint be = subgroupShuffle(we, sa + 4u), bo = subgroupShuffle(wo, sa + 4u);                \
+    const f16vec2 av = unpackFloat2x16((g & 1u) != 0u ? ao : ae);                                   \
+    const f16vec2 bv = unpackFloat2x16((g & 1u) != 0u ? bo : be);                                   \
+    pf[0] = av.x; pf[1] = bv.x; pf[2] = av.y; pf[3] = bv.y;                                         \
+  }
+
 // The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn, out uint vn) {
   const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
@@ -260,6 +286,28 @@ const uint TAIL_SLOT = 1;  // the tail's split slot
 #else
 const uint TAIL_SLOT = 0;
 #endif
+
+// Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
+// as the cache's K rows were: dim lane + 32 i in x[i], zeros past the rows. Returns the
+// subgroup's largest |x|.
+float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x[4]) {
+  const uint QV = DIM / 32u;
+  const uint gr = row_chunk * ROWS + j;
+  const bool live = j < ROWS && gr < RM;
+  const uint qbase = pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM;
+  [[unroll]] for (uint i = 0; i < 4u; ++i) {
+    const uint d = lane + 32u * i;
+    x[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
+  }
+  TKV_HADAMARD_REGISTERS(x, 4u, QV, DIM, lane, 32u)
+  float amax = 0.0;
+  [[unroll]] for (uint i = 0; i < 4u; ++i)
+    if (i < QV) {
+      x[i] *= sign2(lane + 32u * i) * inv_sqrt_group(DIM);
+      amax = max(amax, abs(x[i]));
+    }
+  return subgroupMax(amax);
+}
 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
@@ -295,29 +343,14 @@ void main() {
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   const uint lane8 = (lane % 16u) * 8u;
 
-  // Query rows (scaled), rotated as the cache's K rows were: subgroup sg holds row sg (ROWS <=
-  // SUBGROUPS), dim lane + 32 i in qv[i]. The Hadamard's butterflies are shuffles across lanes and
-  // register pairs within one: no shared memory, no barrier (in shared memory, with the 512
-  // atomics of the query scale, they cost ~2 us per call on an H100).
+  // Query rows (scaled), rotated as the cache's K rows were: subgroup sg holds row sg (and WIDE,
+  // row sg + 4), dim lane + 32 i in qv[i] (qv2[i]). The Hadamard's butterflies are shuffles across
+  // lanes and register pairs within one: no shared memory, no barrier (in shared memory, with the
+  // 512 atomics of the query scale, they cost ~2 us per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
-  float qv[4];
-  {
-    const uint gr = row_chunk * ROWS + sg;
-    const bool live = sg < ROWS && gr < RM;
-    const uint qbase = pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM;
-    [[unroll]] for (uint i = 0; i < 4u; ++i) {
-      const uint d = lane + 32u * i;
-      qv[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
-    }
-  }
-  TKV_HADAMARD_REGISTERS(qv, 4u, QV, DIM, lane, 32u)
-  float amax = 0.0;
-  [[unroll]] for (uint i = 0; i < 4u; ++i)
-    if (i < QV) {
-      qv[i] *= sign2(lane + 32u * i) * inv_sqrt_group(DIM);
-      amax = max(amax, abs(qv[i]));
-    }
-  amax = subgroupMax(amax);
+  float qv[4], qv2[4];
+  float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
+  if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
   if (lane == 0u) qmax_sh[sg] = amax;
   // The tables meanwhile (the region holds nothing else yet).
   for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
@@ -329,26 +362,33 @@ void main() {
   int qexp;
   frexp(qmax, qexp);  // max |q| < 2^qexp
   const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
-  // Qb's columns sg (hi) and sg + 4 (lo).
+  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (i < QV) {
       const f16vec2 h = split_hilo(qv[i] * qs);
       frag[sg * DIM + lane + 32u * i] = h.x;
-      frag[(sg + 4u) * DIM + lane + 32u * i] = h.y;
+      frag[(sg + QCOLS / 2u) * DIM + lane + 32u * i] = h.y;
+      if (WIDE) {
+        const f16vec2 h2 = split_hilo(qv2[i] * qs);
+        frag[(sg + 4u) * DIM + lane + 32u * i] = h2.x;
+        frag[(sg + 12u) * DIM + lane + 32u * i] = h2.y;
+      }
     }
   barrier();
   const float unscale = 1.0 / (K_CS * qs);  // (a power of two unless K is exact)
 
-  // Qb's fragments, kept in registers for the whole split.
-  fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS];
+  // Qb's fragments, kept in registers for the whole split (WIDE: the lo halves in ql).
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> qf[BLOCKS], ql[BLOCKS];
   [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
+  if (WIDE)
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(ql[kb], frag, 8u * DIM + kb * 16, DIM, true);
   TL_STAMP(1u);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
 
   // The lane's rows r0, r0 + 1 (its accumulator columns 2c, 2c+1 are rows (2c % 4) + 0/1, hi for
-  // c < 2, lo for c >= 2); its tokens g and g + 8 of each tile.
-  const uint r0 = 2u * (c & 1u);
+  // c < 2, lo for c >= 2; WIDE: rows 2c, 2c + 1); its tokens g and g + 8 of each tile.
+  const uint r0 = WIDE ? 2u * c : 2u * (c & 1u);
   float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
@@ -368,12 +408,24 @@ void main() {
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
-    // (Exact K: one MMA per block, rows = the 16 tokens.)
+    // (Exact K: one MMA per block, rows = the 16 tokens. WIDE: rows = the 16 tokens, C_hi times
+    // Q_hi and Q_lo, C_lo times Q_hi, into one accumulator.)
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
     s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
-      if (K_EXACT) {
+      if (WIDE && K_EXACT) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
+        BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)
+        s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
+        s[0] = coopMatMulAddNV(a, ql[kb], s[0]);
+      } else if (WIDE) {
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
+        BUILD_A(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, ah, al)
+        s[0] = coopMatMulAddNV(ah, qf[kb], s[0]);
+        s[0] = coopMatMulAddNV(ah, ql[kb], s[0]);
+        s[0] = coopMatMulAddNV(al, qf[kb], s[0]);
+      } else if (K_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)
         s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
@@ -387,12 +439,12 @@ void main() {
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1: in s[h],
     // hi rows (elements 0, 1) plus lo rows (2, 3) (exact K: s[0]'s element i); the hi and lo
-    // columns of a query row sit in lanes c and c ^ 2.
+    // columns of a query row sit in lanes c and c ^ 2 (WIDE: s[0]'s element i, whole).
     const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const float si = K_EXACT ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
-      sc[i] = (si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
+      const float si = K_EXACT || WIDE ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      sc[i] = (WIDE ? si : si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
     }
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
@@ -426,32 +478,22 @@ void main() {
     }
     [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
       [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
-    // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2), built
-    // in registers: the driver's B elements of lane 4g + c are (token g, columns 2c, 2c + 1) and
-    // (token g + 8, the same columns), the lane's own scores sc[0..3] (coopmat_probe.cpp checks;
-    // NV matrices: the driver transposes them into mma's order before each MMA). Under KHR
-    // matrices (B_NATIVE) the fragment is in mma's order already: the lanes trade values.
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf;
-    float16_t pv[4];
+    // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2; WIDE:
+    // the rows' w_hi, and a second matrix, pl, their w_lo), built in registers (BUILD_B).
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf, pl;
+    float16_t pv[4], pv2[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u;
       const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
       l_run[k] += p;
       const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
       const f16vec2 h = split_hilo(w);
-      pv[i] = c < 2u ? h.x : h.y;
+      pv[i] = WIDE || c < 2u ? h.x : h.y;
+      pv2[i] = h.y;
     }
-    if (B_NATIVE == 0u) {
-      [[unroll]] for (uint i = 0; i < 4; ++i) pf[i] = pv[i];
-    } else {
-      // mma's order: lane 4g + c holds (token 2c, 2c + 1, 2c + 8, 2c + 9; column g); (token t < 8,
-      // column n) and (t + 8, n) sit in lane 4t + n / 2, elements n % 2 and 2 + n % 2.
-      const uint we = packFloat2x16(f16vec2(pv[0], pv[2])), wo = packFloat2x16(f16vec2(pv[1], pv[3]));
-      const uint sa = 8u * c + g / 2u;
-      const uint ae = subgroupShuffle(we, sa), ao = subgroupShuffle(wo, sa);
-      const uint be = subgroupShuffle(we, sa + 4u), bo = subgroupShuffle(wo, sa + 4u);
-      const f16vec2 av = unpackFloat2x16((g & 1u) != 0u ? ao : ae), bv = unpackFloat2x16((g & 1u) != 0u ? bo : be);
-      pf[0] = av.x; pf[1] = bv.x; pf[2] = av.y; pf[3] = bv.y;
+    BUILD_B(pv, pf)
+    if (WIDE) {
+      BUILD_B(pv2, pl)
     }
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
@@ -460,10 +502,12 @@ void main() {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_EXACT(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, a)
         acc[db] = coopMatMulAddNV(a, pf, acc[db]);
+        if (WIDE) acc[db] = coopMatMulAddNV(a, pl, acc[db]);
       } else {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
         BUILD_A(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, ah, al)
         acc[db] = coopMatMulAddNV(ah, pf, acc[db]);
+        if (WIDE) acc[db] = coopMatMulAddNV(ah, pl, acc[db]);
         acc[db] = coopMatMulAddNV(al, pf, acc[db]);
       }
     [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
@@ -482,11 +526,11 @@ void main() {
   TL_STAMP(2u);
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const float o = (acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / V_CS);
+      const float o = (WIDE ? acc[db][i] : acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / V_CS);
       const uint j = r0 + (i & 1u), d = 16u * db + g + 8u * (i >> 1);
-      if (c < 2u && j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, o);
+      if ((WIDE || c < 2u) && j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, o);
     }
-  if (g == 0u && c < 2u)
+  if (g == 0u && (WIDE || c < 2u))
     [[unroll]] for (uint k = 0; k < 2; ++k)
       if (r0 + k < ROWS) {
         MSH_SET((sg * ROWS + r0 + k) * 2, m_run[k]);

@@ -44,26 +44,29 @@ double tc_error(const DecodeCase& c, uint32_t splits = 0) {
 
 // Every operand is an f16 hi + lo pair (turbo2's centroids: one f16 value at their exact scale),
 // so what is left is float rounding: well under the common bound, and under the ~1e-4 that plain
-// f16 operands (11 significant bits) would give. Printed for the record.
+// f16 operands (11 significant bits) would give. Printed for the record. One query (4 rows: hi and
+// lo columns side by side) and two (8 rows: the wide form, lo halves in matrices of their own).
 TEST(TensorCores, EveryTurboPairIsExact) {
   constexpr double kRoundingBound = 2e-5;
-  for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
-    for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
-      DecodeCase c;
-      c.k_type = k;
-      c.v_type = v;
-      c.lengths = {200, 45};
-      SKIP_WITHOUT_TC(c);
-      const double err = tc_error(c);
-      std::printf("tc %s / %s: max relative error per head %.3g\n", std::string(type_name(k)).c_str(),
-                  std::string(type_name(v)).c_str(), err);
-      EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v);
-    }
+  for (uint32_t m : {1u, 2u})
+    for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
+      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
+        DecodeCase c;
+        c.k_type = k;
+        c.v_type = v;
+        c.m = m;
+        c.lengths = {200, 45};
+        SKIP_WITHOUT_TC(c);
+        const double err = tc_error(c);
+        std::printf("tc %s / %s, m %u: max relative error per head %.3g\n", std::string(type_name(k)).c_str(),
+                    std::string(type_name(v)).c_str(), m, err);
+        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " m " << m;
+      }
 }
 
 TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
   for (uint32_t ratio : {1u, 2u, 4u, 7u})
-    for (uint32_t m : {1u, 3u, 8u}) {  // (up to 56 rows: column tiles, partly filled, and row chunks)
+    for (uint32_t m : {1u, 3u, 8u}) {  // (up to 56 rows: 1 to 8 rows a chunk, partly filled, and row chunks)
       DecodeCase c;
       c.ratio = ratio;
       c.m = m;
@@ -155,8 +158,13 @@ TEST(TensorCores, KhrRewriteOfTheEmbeddedShaders) {
 TEST(TensorCores, KhrRewriteRefusesBrokenModules) {
   const auto words = vk::find_shader("decode_tc");
   ASSERT_FALSE(words.empty());
-  std::vector<uint32_t> truncated(words.begin(), words.begin() + words.size() / 2);
-  truncated.back() = 0x7fff0000u | 5358u;  // an instruction claiming more words than are left
+  // Cut at the first instruction past the middle, whose first word then claims more words than
+  // are left.
+  size_t at = 5;
+  while (at < words.size() / 2 && (words[at] >> 16) != 0) at += words[at] >> 16;
+  ASSERT_LT(at, words.size());
+  std::vector<uint32_t> truncated(words.begin(), words.begin() + at + 1);
+  truncated.back() = 0x7fff0000u | 5358u;
   EXPECT_THROW(vk::coopmat_nv_to_khr(truncated), Error);
   std::vector<uint32_t> not_spirv(words.begin(), words.end());
   not_spirv[0] = 0x12345678u;

@@ -151,7 +151,7 @@ std::string tc_error(const DeviceCaps& caps, const DecodeShape& s, ProfileMode m
 
 }  // namespace
 
-TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
+TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   const auto caps = h100_tensor_cores();
   const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc});
   EXPECT_EQ(p.variant, Variant::tc);
@@ -172,12 +172,32 @@ TEST(Plan, TensorCoresTakeFourRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
   EXPECT_EQ(short_plan.splits, 1u);
   EXPECT_FALSE(short_plan.direct());
-  // GQA 7 (qwen7b) x 1 query: two chunks of 4 rows; llama8b with m = 3: 12 rows in 3 chunks.
-  const auto qwen = plan_decode(caps, {KvType::turbo4, KvType::turbo3, 128, 28, 4, 1, 1, 8192, 64}, {.variant = Variant::tc});
-  EXPECT_EQ(qwen.row_chunks, 2u);
-  EXPECT_EQ(qwen.rows, 4u);
-  EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 3), {.variant = Variant::tc}).row_chunks, 3u);
+  // More than 4 rows take the wide form (8 rows' hi halves in the MMAs' columns, their lo halves
+  // apart) where its splits are at least 8 steps long, else chunks of 4 rows: GQA 7 (qwen7b) x 1
+  // query in one chunk at 32K, two at 8K; llama8b with m = 2 (8 rows) likewise; m = 3 (12) in two
+  // of 6 at 8K; m = 8 (32) in four of 8, two wide workgroups an SM.
+  auto qwen = [&](uint32_t ctx) {
+    return plan_decode(caps, {KvType::turbo4, KvType::turbo3, 128, 28, 4, 1, 1, ctx, 64}, {.variant = Variant::tc});
+  };
+  EXPECT_EQ(qwen(32768).row_chunks, 1u);
+  EXPECT_EQ(qwen(32768).rows, 7u);
+  EXPECT_GE(qwen(32768).chunk, 8u * 64u);
+  EXPECT_EQ(qwen(8192).row_chunks, 2u);
+  EXPECT_EQ(qwen(8192).rows, 4u);
+  EXPECT_EQ(plan_decode(caps, llama8b(32768, 1, 2), {.variant = Variant::tc}).row_chunks, 1u);
+  EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 2), {.variant = Variant::tc}).row_chunks, 2u);
+  EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 2), {.splits = 8, .variant = Variant::tc}).row_chunks, 1u);
+  const auto m3 = plan_decode(caps, llama8b(8192, 1, 3), {.variant = Variant::tc});
+  EXPECT_EQ(m3.row_chunks, 2u);
+  EXPECT_EQ(m3.rows, 6u);
+  const auto m8 = plan_decode(caps, llama8b(32768, 1, 8), {.variant = Variant::tc});
+  EXPECT_EQ(m8.row_chunks, 4u);
+  EXPECT_EQ(m8.rows, 8u);
+  EXPECT_LE(m8.workgroups, 2u * caps.compute_units);
+  EXPECT_LE(m8.shared_bytes, caps.max_shared_memory);
+  EXPECT_GT(m8.shared_bytes, p.shared_bytes);  // Qb's lo columns apart, 8 rows' outputs
   EXPECT_NE(p.describe().find("tensor cores"), std::string::npos);
+  EXPECT_NE(m8.describe().find("8 query rows each (4 chunks)"), std::string::npos) << m8.describe();
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
