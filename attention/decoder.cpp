@@ -240,8 +240,7 @@ void Decoder::record_append_decode(vk::Recorder& r, uint32_t layer, std::span<co
   if (uint32_t(options.fusion) > 2)
     fail(ErrorCode::invalid_argument, "append_decode: AppendFusion value " + std::to_string(uint32_t(options.fusion)) +
                                           " is not automatic (0), fused (1) or separate (2)");
-  // The timeline's stamping kernels have no fused form: append, then decode while it is on.
-  const bool fuse = options.fusion != AppendFusion::separate && timeline_.buffer == VK_NULL_HANDLE;
+  const bool fuse = options.fusion != AppendFusion::separate;
   size_t extended = 0;
   bool done = false;
   try {
@@ -350,16 +349,17 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                p.workgroup,           p.dims_per_lane,      p.team,             p.unroll,
                direct ? 1u : 0u,      uint32_t(q.format),   uint32_t(out.format), uint32_t(p.variant),
                uint32_t(p.mode),      caps.smallest_subgroup()};
-  const bool timeline = timeline_.buffer != VK_NULL_HANDLE && !fused;  // (record_append_decode: never fused then)
+  const bool timeline = timeline_.buffer != VK_NULL_HANDLE;
   if (timeline) {
     if (!cache_.context().device_clock())
       fail(ErrorCode::invalid_argument, "decode timeline: device " + caps.name +
                                             " offers no shader device clock (VK_KHR_shader_clock)");
-    const TimelineGrid grid = timeline_grid(p, c.kv_heads, s.batch);
+    const TimelineGrid grid = timeline_grid(p, c.kv_heads, s.batch, fused);
     if (timeline_.bytes < grid.bytes())
       fail(ErrorCode::invalid_argument, "decode timeline: the trace range holds " + std::to_string(timeline_.bytes) +
                                             " bytes, the call's " + std::to_string(grid.workgroups()) +
                                             " workgroups need " + std::to_string(grid.bytes()));
+    timeline_grid_ = grid;
   }
   if (fused) {
     constants.push_back(uint32_t(new_k->format));
@@ -386,7 +386,8 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   // checked above.
   const std::string shader =
       std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "") + (timeline ? "_timeline" : "");
-  const auto& decode = pipelines.get({shader, constants, fused ? 10u : timeline ? 9u : 8u, uint32_t(sizeof(DecodePush)),
+  const uint32_t binding_count = (fused ? 10u : 8u) + (timeline ? 1u : 0u);  // (the trace last: 8, or 10 fused)
+  const auto& decode = pipelines.get({shader, constants, binding_count, uint32_t(sizeof(DecodePush)),
                                       0, !tc && host_specialize_, false, khr});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));

@@ -19,6 +19,7 @@
 
 #include "attention/plan.hpp"
 #include "attention/policy.hpp"
+#include "attention/timeline.hpp"
 #include "kvcache/kv_cache.hpp"
 #include "kvcache/vk/buffer.hpp"
 
@@ -117,10 +118,12 @@ class Decoder {
 
   // Profiling (turboprof timeline): while `trace.buffer` is set, the calls recorded run the
   // kernels that stamp each workgroup's phases into `trace` (attention/timeline.hpp: at least
-  // timeline_grid(plan, ...).bytes() from `offset`, a multiple of 256), and record_append_decode
-  // appends, then decodes (the fused kernels carry no stamps). Needs Context::device_clock().
+  // timeline_grid(plan, ...).bytes() from `offset`, a multiple of 256; fused append-decode calls,
+  // whose tails stamp too, timeline_grid(plan, ..., true)). Needs Context::device_clock().
   // VK_NULL_HANDLE: off (the default).
   void set_timeline(DeviceTensor trace);
+  // The grid of the last call recorded while the timeline was on: where its stamps lie.
+  TimelineGrid recorded_timeline_grid() const { return timeline_grid_; }
 
  private:
   // record() and record_append_decode(): new_k / new_v null for a plain decode. False (nothing
@@ -144,6 +147,7 @@ class Decoder {
   bool host_specialize_ = true;
   vk::Buffer seq_info_, partials_, arrivals_, q_staging_, out_staging_;
   DeviceTensor timeline_;  // set_timeline's range; buffer VK_NULL_HANDLE: off
+  TimelineGrid timeline_grid_;
   // Buffers replaced by larger ones while commands recorded earlier may still use them; freed
   // by the next decode(), which waits for its own submission.
   std::vector<vk::Buffer> retired_;

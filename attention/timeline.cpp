@@ -6,8 +6,8 @@
 
 namespace tkv {
 
-TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch) {
-  return {plan.splits, kv_heads * plan.row_chunks, batch};
+TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch, bool fused) {
+  return {plan.splits + (fused ? 1u : 0u), kv_heads * plan.row_chunks, batch};
 }
 
 std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, const TimelineGrid& grid) {
@@ -27,6 +27,7 @@ std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, co
     r.written = (flags & 1u) != 0;
     r.had_tokens = (flags & 2u) != 0;
     r.merged = (flags & 4u) != 0;
+    r.tail = (flags & 8u) != 0;
     r.split = w[15];
     for (uint32_t p = 0; p < kTimelinePhases; ++p) r.t[p] = uint64_t(w[2 * p]) | uint64_t(w[2 * p + 1]) << 32;
   }

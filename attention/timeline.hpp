@@ -2,8 +2,9 @@
 // (shaders/timeline.glsl), and their reading: for each workgroup of one call, the device's
 // real-time clock at the start, the end of the prologue (query rows, tables), the end of its
 // tiles, the arrival after its partials, the end of the merge of the splits and the end of the
-// output (the last two only in the workgroup that merged its group). turboprof timeline prints
-// where a call's time goes from them.
+// output (the last two only in the workgroup that merged its group). A fused append-decode call's
+// tails (x = 0) stamp the new rows quantized (with the query rows) and attended in place of the
+// prologue and the tiles. turboprof timeline prints where a call's time goes from them.
 #pragma once
 
 #include <array>
@@ -19,13 +20,14 @@ namespace tkv {
 constexpr uint32_t kTimelinePhases = 6;
 constexpr uint32_t kTimelineWordsPerWorkgroup = 16;  // 8 uvec2 slots (shaders/timeline.glsl)
 
-// The dispatch of a plan: x = split slots, y = KV heads x row chunks, z = sequences.
+// The dispatch of a plan: x = split slots (fused: the tail first, then the splits), y = KV heads x
+// row chunks, z = sequences.
 struct TimelineGrid {
   uint32_t x = 0, y = 0, z = 0;
   uint32_t workgroups() const { return x * y * z; }
   uint64_t bytes() const { return uint64_t(workgroups()) * kTimelineWordsPerWorkgroup * 4; }
 };
-TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch);
+TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch, bool fused = false);
 
 struct WorkgroupTimeline {
   uint32_t x = 0, y = 0, z = 0;  // the workgroup's id
@@ -33,6 +35,7 @@ struct WorkgroupTimeline {
   bool written = false;     // the workgroup ran (its flags are set)
   bool had_tokens = false;  // its split held tokens (else it left at once)
   bool merged = false;      // it arrived last in its group and merged the splits
+  bool tail = false;        // the fused append's tail of its group (x = 0; split 0)
   std::array<uint64_t, kTimelinePhases> t{};  // clock per phase; 0 where not reached
 };
 

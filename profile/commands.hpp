@@ -27,6 +27,7 @@ struct CommonOptions {
   uint32_t seed = 1;       // check: synthetic K/V/Q
   std::string policy_path; // tune: where to write the policy; empty: DispatchPolicy::default_path
   bool dry_run = false;    // tune: measure and print, write no policy file
+  bool fused = false;      // timeline: trace append-decode calls (a new token per sequence, then attention)
   bool json = false;
   std::string out_dir;
 };

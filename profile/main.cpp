@@ -86,6 +86,8 @@ int main(int argc, char** argv) {
                                                   "device clock (launch, prologue, tiles, partials, merge, output)");
   shape(timeline);
   timeline->add_option("--repeat", o.repeat, "traced calls per point (medians)")->check(CLI::Range(1, 10000));
+  timeline->add_flag("--fused", o.fused, "trace append-decode calls: each appends m tokens per sequence in the "
+                                         "decode dispatch (its tails' phases as well)");
   timeline->add_option("--out", o.out_dir, "directory for timeline.csv and timeline.json");
 
   try {

@@ -22,7 +22,8 @@ constexpr uint64_t kRotateBytes = 256ull << 20;  // well past H100/H200 L2 (50-6
 // warm-up measured the ramp (2-5x slow points, bench/results/2026-11-22-h200-tuning-log.md).
 // Runs at least 600 ms (the clock sits low for the first ~250 ms of load, and three runs at the
 // low clock agree with each other too), then until three consecutive runs agree within 3%, or 3 s.
-void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record) {
+void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record,
+             const std::function<void()>& after = {}) {
   using clock = std::chrono::steady_clock;
   const bool cpu = ctx.caps().device_class == DeviceClass::cpu;
   const auto start = clock::now();
@@ -39,6 +40,7 @@ void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record)
   for (int i = 0; i < 10000; ++i) {
     const auto t0 = clock::now();
     ctx.run(record);
+    if (after) after();
     runs.push_back(std::chrono::duration<double>(clock::now() - t0).count());
     if (i == 0) loaded = clock::now();
     const auto elapsed = clock::now() - loaded;
@@ -60,7 +62,7 @@ void warm_up(vk::Context& ctx, const std::function<void(vk::Recorder&)>& record)
 // the warm-up; microseconds per recording. `before`, when given, is recorded first in every
 // submission, outside the timed spans (a barrier follows it).
 Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one,
-                     const std::function<void(vk::Recorder&)>& before = {});
+                     const std::function<void(vk::Recorder&)>& before = {}, const std::function<void()>& after = {});
 
 }  // namespace
 
@@ -78,8 +80,9 @@ Timing summarize(std::vector<double> samples) {
 
 namespace {
 
+// (after: runs once each submission completed, e.g. to roll appended tokens back.)
 Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<void(vk::Recorder&, uint32_t)>& one,
-                     const std::function<void(vk::Recorder&)>& before) {
+                     const std::function<void(vk::Recorder&)>& before, const std::function<void()>& after) {
   vk::TimestampPool timer(ctx, 2 * repeats);
   auto record = [&](vk::Recorder& r, bool timed) {
     if (timed) timer.reset(r);
@@ -93,8 +96,9 @@ Timing time_repeated(vk::Context& ctx, uint32_t repeats, const std::function<voi
       if (timed) timer.write(r, 2 * i + 1);
     }
   };
-  warm_up(ctx, [&](vk::Recorder& r) { record(r, false); });
+  warm_up(ctx, [&](vk::Recorder& r) { record(r, false); }, after);
   ctx.run([&](vk::Recorder& r) { record(r, true); });
+  if (after) after();
   const auto ns = timer.read_ns();
   std::vector<double> us;
   for (uint32_t i = 0; i < repeats; ++i) us.push_back((ns[2 * i + 1] - ns[2 * i]) / 1000.0);
@@ -164,7 +168,7 @@ CacheConfig DecodeBench::cache_config(const DecodeSetup& setup) {
   cfg.k_type = setup.k_type;
   cfg.v_type = setup.v_type;
   cfg.page_size = page;
-  cfg.capacity_tokens = tokens + uint64_t(page) * setup.batch;
+  cfg.capacity_tokens = tokens + uint64_t(page) * setup.batch * (1 + (setup.append_room + page - 1) / page);
   cfg.max_sequences = setup.batch;
   if (cfg.layers == 0) {
     const RowLayout k = RowLayout::make(setup.k_type, setup.head_dim), v = RowLayout::make(setup.v_type, setup.head_dim);
@@ -191,6 +195,7 @@ DecodeBench::DecodeBench(std::shared_ptr<vk::Context> ctx, const DecodeSetup& se
     k[i] = n(rng) * (i % setup.head_dim == 7 ? 20.0f : 1.0f);
     v[i] = n(rng);
   }
+  lengths_ = lengths;
   for (uint32_t len : lengths) {
     const SequenceId s = cache_->create_sequence();
     seqs_.push_back(s);
@@ -235,25 +240,60 @@ Timing DecodeBench::time_step(uint32_t layers, uint32_t repeats, const DecodeOpt
   });
 }
 
-TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options) {
+TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options, bool fused) {
   TracedCalls t;
-  t.grid = timeline_grid(plan(options), setup_.kv_heads, setup_.batch);
-  const uint64_t stride = (t.grid.bytes() + 255) & ~uint64_t(255);
+  // A call's grid is known as it records (a fused call plans with its sequences m tokens longer
+  // and room for its tails): each call gets a range for twice the plain plan's splits, and the
+  // decoder says which grid it stamped.
+  TimelineGrid bound = timeline_grid(plan(options), setup_.kv_heads, setup_.batch, fused);
+  bound.x = 2 * bound.x + 2;
+  const uint64_t stride = (bound.bytes() + 255) & ~uint64_t(255);
   vk::Buffer trace(*ctx_, stride * repeats, vk::MemoryKind::device);
+  const uint64_t row_bytes = uint64_t(setup_.batch) * setup_.m * setup_.kv_heads * setup_.head_dim * 4;
+  if (fused && !k_new_) {
+    if (setup_.append_room < uint64_t(repeats) * setup_.m)
+      fail(ErrorCode::invalid_argument, "timeline: " + std::to_string(repeats) + " fused calls of " +
+                                            std::to_string(setup_.m) + " tokens need append_room " +
+                                            std::to_string(repeats * setup_.m) + " (the bench has " +
+                                            std::to_string(setup_.append_room) + ")");
+    std::mt19937 rng(7);
+    std::normal_distribution<float> n(0.0f, 1.0f);
+    std::vector<float> rows(row_bytes / 4);
+    for (auto* buf : {&k_new_, &v_new_}) {
+      for (float& x : rows) x = n(rng);
+      *buf = vk::Buffer(*ctx_, row_bytes, vk::MemoryKind::device);
+      vk::upload(*ctx_, *buf, 0, std::as_bytes(std::span(rows)));
+    }
+  }
+  DecodeOptions fused_options = options;
+  fused_options.fusion = AppendFusion::fused;
+  std::vector<TimelineGrid> grids(repeats);
   // Zeros before every submission: a workgroup that leaves early stamps only its start and flags.
   t.timing = time_repeated(
       *ctx_, repeats,
       [&](vk::Recorder& r, uint32_t i) {
-        decoder_->set_timeline({trace.handle(), stride * i, t.grid.bytes()});
-        decoder_->record(r, i % setup_.layers, seqs_, setup_.m, {q_.handle(), 0, q_.size()},
-                         {out_.handle(), 0, out_.size()}, options);
+        const uint32_t layer = i % setup_.layers;
+        decoder_->set_timeline({trace.handle(), stride * i, stride});
+        if (fused)
+          decoder_->record_append_decode(r, layer, seqs_, setup_.m, {k_new_.handle(), 0, row_bytes},
+                                         {v_new_.handle(), 0, row_bytes}, {q_.handle(), 0, q_.size()},
+                                         {out_.handle(), 0, out_.size()}, fused_options);
+        else
+          decoder_->record(r, layer, seqs_, setup_.m, {q_.handle(), 0, q_.size()}, {out_.handle(), 0, out_.size()},
+                           options);
+        grids[i] = decoder_->recorded_timeline_grid();
         decoder_->set_timeline({});
       },
-      [&](vk::Recorder& r) { r.fill(trace, 0, VK_WHOLE_SIZE, 0); });
+      [&](vk::Recorder& r) { r.fill(trace, 0, VK_WHOLE_SIZE, 0); },
+      [&] {
+        if (fused)
+          for (size_t b = 0; b < seqs_.size(); ++b) cache_->truncate(seqs_[b], lengths_[b]);
+      });
+  t.grid = grids.front();
   std::vector<uint32_t> words(stride * repeats / 4);
   vk::download(*ctx_, trace, 0, std::as_writable_bytes(std::span(words)));
   for (uint32_t i = 0; i < repeats; ++i)
-    t.calls.push_back(read_timeline(std::span(words).subspan(stride / 4 * i, stride / 4), t.grid));
+    t.calls.push_back(read_timeline(std::span(words).subspan(stride / 4 * i, stride / 4), grids[i]));
   return t;
 }
 

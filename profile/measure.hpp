@@ -46,6 +46,7 @@ struct DecodeSetup {
   uint32_t depth = 4096;  // tokens of the longest sequence; batches are ragged below it
   uint32_t m = 1;
   uint32_t layers = 0;    // 0: enough layers to rotate past the L2 cache (at most 8)
+  uint32_t append_room = 0;  // tokens per sequence and layer left free for appended tokens
 };
 
 // A cache filled with random rows to `depth`, and device buffers for q and out.
@@ -70,7 +71,10 @@ class DecodeBench {
   // cache layers) recorded back to back in one command buffer, as an engine records a step.
   Timing time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options = {});
   // time(), with the timeline kernels (Decoder::set_timeline): needs Context::device_clock().
-  TracedCalls trace(uint32_t repeats, const DecodeOptions& options = {});
+  // fused: append-decode calls (Decoder::record_append_decode, m random tokens per sequence; the
+  // sequences go back to their lengths after each submission), which need append_room >= repeats
+  // x m.
+  TracedCalls trace(uint32_t repeats, const DecodeOptions& options = {}, bool fused = false);
   // Runs one call and returns its output (f32), for checks.
   std::vector<float> run_once(const std::vector<float>& q, const DecodeOptions& options = {});
 
@@ -80,7 +84,9 @@ class DecodeBench {
   std::unique_ptr<KvCache> cache_;
   std::unique_ptr<Decoder> decoder_;
   std::vector<SequenceId> seqs_;
+  std::vector<uint32_t> lengths_;
   vk::Buffer q_, out_;
+  vk::Buffer k_new_, v_new_;  // trace(fused): the appended rows, f32 [batch][m][kv_heads][head_dim]
 };
 
 // Lengths of a ragged batch whose longest sequence has `depth` tokens.

@@ -32,7 +32,7 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
   c.call_us = call_us;
   uint64_t first = UINT64_MAX, last_start = 0, end = 0;
   const WorkgroupTimeline* last = nullptr;
-  std::vector<double> prologue, tiles, arrival, merge, finish;
+  std::vector<double> prologue, tiles, arrival, merge, finish, tail_rows, tail_attend, tail_arrival;
   for (const auto& w : workgroups) {
     if (!w.written || w.t[0] == 0) continue;
     ++c.workgroups;
@@ -43,10 +43,17 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
       last = &w;
     }
     if (!w.had_tokens) continue;
-    ++c.with_tokens;
-    prologue.push_back(us(w.t[0], w.t[1]));
-    tiles.push_back(us(w.t[1], w.t[2]));
-    arrival.push_back(us(w.t[2], w.t[3]));
+    if (w.tail) {
+      ++c.tails;
+      tail_rows.push_back(us(w.t[0], w.t[1]));
+      tail_attend.push_back(us(w.t[1], w.t[2]));
+      tail_arrival.push_back(us(w.t[2], w.t[3]));
+    } else {
+      ++c.with_tokens;
+      prologue.push_back(us(w.t[0], w.t[1]));
+      tiles.push_back(us(w.t[1], w.t[2]));
+      arrival.push_back(us(w.t[2], w.t[3]));
+    }
     if (w.merged) {
       ++c.mergers;
       merge.push_back(us(w.t[3], w.t[4]));
@@ -62,6 +69,10 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
   c.arrival_us = median(arrival);
   c.merge_us = median(merge);
   c.finish_us = median(finish);
+  c.tail_rows_us = median(tail_rows);
+  c.tail_attend_us = median(tail_attend);
+  c.tail_arrival_us = median(tail_arrival);
+  c.last_is_tail = last->tail;
   c.last_start_us = us(first, last->t[0]);
   if (last->had_tokens) {
     c.last_prologue_us = us(last->t[0], last->t[1]);
@@ -87,11 +98,16 @@ CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
                  &CallTimeline::tiles_us, &CallTimeline::tiles_max_us, &CallTimeline::arrival_us,
                  &CallTimeline::merge_us, &CallTimeline::finish_us, &CallTimeline::last_start_us,
                  &CallTimeline::last_prologue_us, &CallTimeline::last_tiles_us, &CallTimeline::last_arrival_us,
-                 &CallTimeline::last_merge_us, &CallTimeline::last_finish_us})
+                 &CallTimeline::last_merge_us, &CallTimeline::last_finish_us, &CallTimeline::tail_rows_us,
+                 &CallTimeline::tail_attend_us, &CallTimeline::tail_arrival_us})
     field(f);
   m.workgroups = calls.front().workgroups;
   m.with_tokens = calls.front().with_tokens;
   m.mergers = calls.front().mergers;
+  m.tails = calls.front().tails;
+  size_t tail_last = 0;
+  for (const auto& c : calls) tail_last += c.last_is_tail ? 1 : 0;
+  m.last_is_tail = 2 * tail_last > calls.size();  // in most calls
   return m;
 }
 
@@ -113,21 +129,25 @@ int run_timeline(const CommonOptions& o) {
   for (uint32_t depth : depths)
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
-  Table table({"type", "variant", "ctx", "splits", "wgs", "us/call", "span", "launch", "prologue", "tiles",
-               "tiles max", "arrival", "merge", "finish", "last: start", "prologue", "tiles", "arrival", "merge",
-               "finish"});
+  std::vector<std::string> columns = {"type",     "variant", "ctx",   "splits",    "wgs",     "us/call", "span",
+                                      "launch",   "prologue", "tiles", "tiles max", "arrival", "merge",   "finish"};
+  if (o.fused) columns.insert(columns.end(), {"tail: rows", "attend", "arrival"});
+  columns.insert(columns.end(), {"last: start", "prologue", "tiles", "arrival", "merge", "finish"});
+  if (o.fused) columns.push_back("last is");
+  Table table(columns);
   nlohmann::json rows = nlohmann::json::array();
   for (uint32_t depth : depths)
     for (const auto& p : pairs) {
       progress("filling a " + p.label() + " cache to " + depth_label(depth));
-      DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0};
+      DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0,
+                        o.fused ? o.repeat * o.m : 0};
       DecodeBench bench(ctx, setup);
       const bool turbo = variant_applies(p.k) || variant_applies(p.v);
       for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         progress("tracing " + p.label() + " " + std::string(variant_name(variant)) + " at " + depth_label(depth));
         DecodeOptions options;
         options.variant = variant;
-        const TracedCalls traced = bench.trace(o.repeat, options);
+        const TracedCalls traced = bench.trace(o.repeat, options, o.fused);
         std::vector<CallTimeline> calls;
         for (size_t i = 0; i < traced.calls.size(); ++i)
           calls.push_back(summarize_call(traced.calls[i], traced.timing.samples_us[i]));
@@ -135,14 +155,23 @@ int run_timeline(const CommonOptions& o) {
         const auto plan = bench.plan(options);
         const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
         auto f = [](double x) { return fixed(x, 2); };
-        table.add({p.label(), vname, depth_label(depth), std::to_string(plan.splits), std::to_string(c.workgroups),
-                   f(c.call_us), f(c.span_us), f(c.launch_us), f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us),
-                   f(c.arrival_us), f(c.merge_us), f(c.finish_us), f(c.last_start_us), f(c.last_prologue_us),
-                   f(c.last_tiles_us), f(c.last_arrival_us), f(c.last_merge_us), f(c.last_finish_us)});
+        // (splits: the traced calls' own; a fused call plans with room for its tails.)
+        const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);
+        std::vector<std::string> row = {p.label(),        vname,          depth_label(depth), std::to_string(splits),
+                                        std::to_string(c.workgroups), f(c.call_us),  f(c.span_us),
+                                        f(c.launch_us),   f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us),
+                                        f(c.arrival_us),  f(c.merge_us),  f(c.finish_us)};
+        if (o.fused) row.insert(row.end(), {f(c.tail_rows_us), f(c.tail_attend_us), f(c.tail_arrival_us)});
+        row.insert(row.end(), {f(c.last_start_us), f(c.last_prologue_us), f(c.last_tiles_us), f(c.last_arrival_us),
+                               f(c.last_merge_us), f(c.last_finish_us)});
+        if (o.fused) row.push_back(c.last_is_tail ? "tail" : "split");
+        table.add(row);
         rows.push_back({{"k_type", type_name(p.k)},
                         {"v_type", type_name(p.v)},
                         {"variant", vname},
                         {"ctx", depth},
+                        {"fused", o.fused},
+                        {"splits", splits},
                         {"plan", plan.describe()},
                         {"workgroups", c.workgroups},
                         {"workgroups_with_tokens", c.with_tokens},
@@ -156,6 +185,12 @@ int run_timeline(const CommonOptions& o) {
                         {"arrival_us", c.arrival_us},
                         {"merge_us", c.merge_us},
                         {"finish_us", c.finish_us},
+                        {"tail",
+                         {{"tails", c.tails},
+                          {"rows_us", c.tail_rows_us},
+                          {"attend_us", c.tail_attend_us},
+                          {"arrival_us", c.tail_arrival_us}}},
+                        {"last_is_tail", c.last_is_tail},
                         {"last",
                          {{"start_us", c.last_start_us},
                           {"prologue_us", c.last_prologue_us},
@@ -175,7 +210,9 @@ int run_timeline(const CommonOptions& o) {
                  "workgroup stamps (read as ns): span = first workgroup start to last end; launch = first to "
                  "last start;\nprologue (query rows, tables), tiles, arrival (partials written, arrival counted): "
                  "medians over the\nworkgroups with tokens; merge (the splits merged) and finish (output rows): over "
-                 "those that merged.\n'last': the workgroup that ended last: its start after the first, and its "
+                 "those that merged.\n--fused: append-decode calls; 'tail': the tails' new rows quantized (with the "
+                 "query rows),\nthe new tokens attended, their partials and arrival (the splits' columns leave the "
+                 "tails out).\n'last': the workgroup that ended last: its start after the first, and its "
                  "phases (they sum to span).\nus/call - span is the dispatch's cost outside the workgroups. The "
                  "stamping kernels are separate\npipelines (decode*_timeline): their times are close to, not equal "
                  "to, the plain kernels'.\n";

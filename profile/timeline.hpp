@@ -23,6 +23,13 @@ struct CallTimeline {
   double last_start_us = 0, last_prologue_us = 0, last_tiles_us = 0, last_arrival_us = 0, last_merge_us = 0,
          last_finish_us = 0;
   uint32_t workgroups = 0, with_tokens = 0, mergers = 0;
+  // Fused append-decode calls: the tails' phases, medians over the tails (the new rows quantized
+  // with the query rows rotated; the new tokens attended; the partials written and the arrival
+  // counted). Their merges count with the splits'. last_is_tail: the last workgroup was a tail
+  // (its rows and attention then stand in the last's prologue and tiles).
+  double tail_rows_us = 0, tail_attend_us = 0, tail_arrival_us = 0;
+  uint32_t tails = 0;
+  bool last_is_tail = false;
 };
 
 // Error(invalid_argument) when no workgroup stamped anything.

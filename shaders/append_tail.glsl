@@ -142,6 +142,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
     if (r0 == 0u && sg >= first)
       for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j);
     barrier();
+    if (r0 == 0u) TL_STAMP(1u);
     if (quantizes && store) {
       const uint pos = old + r % M;
       qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
@@ -214,6 +215,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   }
   // The tail's partials (slot n - 1 after the regular splits holding tokens), then the group's
   // merge where this is its last arrival.
+  TL_STAMP(2u);
   const uint n = splits_with_tokens(old, pc.chunk) + 1u;
   for (uint e = tid; e < ROWS * PSTRIDE4; e += nthreads) {
     const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row0 + j, d = partial_dim4(k4);
@@ -222,10 +224,15 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
         k4 == 0u ? vec4(tail_ml[2u * j], tail_ml[2u * j + 1u], 0.0, 0.0)
                  : vec4(R_GET(j, d), R_GET(j, d + 1u), R_GET(j, d + 2u), R_GET(j, d + 3u));
   }
-  if (arrive_last(group_of(b, kvh, row_chunk), n)) {
+  const bool last = arrive_last(group_of(b, kvh, row_chunk), n);
+  TL_STAMP(3u);
+  if (last) {
     merge_splits(b, kvh, row0, n, tid, nthreads);
+    TL_STAMP(4u);
     finish_rows(b, kvh, row0, tid, nthreads);
+    TL_STAMP(5u);
   }
+  TL_TAIL_END(last);
 }
 
 #endif

@@ -70,6 +70,32 @@ TEST(TimelineSummary, MediansAndTheWorkgroupThatEndedLast) {
   EXPECT_THROW(prof::summarize_call({}, 1.0), Error);
 }
 
+// A fused call's tail (flag bit 3) has phases of its own: medians apart from the splits'.
+TEST(TimelineSummary, TailsApartFromTheSplits) {
+  WorkgroupTimeline tail = record(0, true, true, {1000, 4000, 5000, 12000, 13000, 15000});
+  tail.split = 0;
+  tail.tail = true;
+  const std::vector<WorkgroupTimeline> wgs = {tail, record(1, true, false, {1500, 2500, 10500, 11500})};
+  const prof::CallTimeline c = prof::summarize_call(wgs, 20.0);
+  EXPECT_EQ(c.workgroups, 2u);
+  EXPECT_EQ(c.with_tokens, 1u);
+  EXPECT_EQ(c.tails, 1u);
+  EXPECT_EQ(c.mergers, 1u);
+  EXPECT_DOUBLE_EQ(c.prologue_us, 1.0);  // the split's alone
+  EXPECT_DOUBLE_EQ(c.tiles_us, 8.0);
+  EXPECT_DOUBLE_EQ(c.arrival_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.tail_rows_us, 3.0);
+  EXPECT_DOUBLE_EQ(c.tail_attend_us, 1.0);
+  EXPECT_DOUBLE_EQ(c.tail_arrival_us, 7.0);
+  EXPECT_DOUBLE_EQ(c.merge_us, 1.0);  // the tail merged
+  EXPECT_DOUBLE_EQ(c.finish_us, 2.0);
+  EXPECT_TRUE(c.last_is_tail);
+  EXPECT_DOUBLE_EQ(c.span_us, 14.0);
+  const prof::CallTimeline m = prof::median_timeline({c, c, prof::summarize_call({wgs[1]}, 20.0)});
+  EXPECT_TRUE(m.last_is_tail);  // in 2 of 3 calls
+  EXPECT_DOUBLE_EQ(m.tail_rows_us, 3.0);
+}
+
 TEST(TimelineSummary, ReadsTheWordsTheKernelsWrite) {
   const TimelineGrid grid{2, 3, 1};
   std::vector<uint32_t> words(grid.workgroups() * kTimelineWordsPerWorkgroup, 0);
@@ -79,6 +105,7 @@ TEST(TimelineSummary, ReadsTheWordsTheKernelsWrite) {
   w[1] = 1;
   w[14] = 7;
   w[15] = 1;
+  words[14] = 15;  // workgroup (0, 0, 0): a tail
   const auto r = read_timeline(words, grid);
   ASSERT_EQ(r.size(), 6u);
   EXPECT_EQ(r[5].x, 1u);
@@ -87,7 +114,9 @@ TEST(TimelineSummary, ReadsTheWordsTheKernelsWrite) {
   EXPECT_EQ(r[5].t[0], (uint64_t(1) << 32) + 7);
   EXPECT_TRUE(r[5].written && r[5].had_tokens && r[5].merged);
   EXPECT_EQ(r[5].split, 1u);
-  EXPECT_FALSE(r[0].written);
+  EXPECT_FALSE(r[5].tail);
+  EXPECT_TRUE(r[0].written && r[0].tail);
+  EXPECT_FALSE(r[1].written);
   EXPECT_THROW(read_timeline(std::span(words).first(words.size() - 1), grid), Error);
 }
 
@@ -155,7 +184,9 @@ void check_traced_call(DecodeCase c) {
     const uint32_t len = c.lengths[key.first];
     EXPECT_EQ(members.size(), plan.splits == 1 ? 1u : (len + plan.chunk - 1) / plan.chunk);
   }
-  if (c.lengths.size() > 1) EXPECT_GT(empty, 0u) << "the case meant to leave some splits empty";
+  if (c.lengths.size() > 1) {
+    EXPECT_GT(empty, 0u) << "the case meant to leave some splits empty";
+  }
 }
 
 TEST(Timeline, ScalarKernelStampsInOrderWithTheSameOutput) {
@@ -176,6 +207,9 @@ TEST(Timeline, OneSplitStampsTheDirectPath) {
   check_traced_call(c);
 }
 
+void check_traced_append_decode(DecodeCase c, uint32_t m);  // (below)
+
+// The tc kernel: a decode call, then a fused append-decode call of two queries.
 TEST(Timeline, TensorCoreKernelStampsInOrderWithTheSameOutput) {
   if (!shared_context()->caps().mma_fragment_layout) GTEST_SKIP() << "no tc variant on this device";
   DecodeCase c;
@@ -183,6 +217,7 @@ TEST(Timeline, TensorCoreKernelStampsInOrderWithTheSameOutput) {
   c.options.variant = Variant::tc;
   c.options.splits = 4;
   check_traced_call(c);
+  check_traced_append_decode(c, 2);
 }
 
 TEST(Timeline, BadRangesAreNamed) {
@@ -216,37 +251,93 @@ TEST(Timeline, BadRangesAreNamed) {
   EXPECT_LE(max_head_error(out, ref, c.head_dim), 1e-4);
 }
 
-TEST(Timeline, AppendDecodeAppendsThenDecodesWhileOn) {
+// A fused append-decode call stamps its tails too (x = 0 of each group: the new rows quantized,
+// attended, counted in), its splits as a decode call's (split x - 1), and the group's merge is
+// still the last arrival's, the tail's or a split's.
+void check_traced_append_decode(DecodeCase c, uint32_t m) {
   auto& ctx = *shared_context();
   if (!ctx.device_clock()) GTEST_SKIP() << "no shader device clock on " << ctx.caps().name;
-  DecodeCase c;
-  c.k_type = c.v_type = KvType::f16;
-  c.head_dim = 64;
-  c.lengths = {40};
   auto f = fill_cache(c);
+  const uint32_t batch = uint32_t(c.lengths.size());
+  c.m = m;
   const auto q = random_queries(c);
   std::mt19937 rng(11);
-  const auto k = random_rows(rng, 1, c.kv_heads, c.head_dim, true), v = random_rows(rng, 1, c.kv_heads, c.head_dim, false);
+  const auto k = random_rows(rng, batch * m, c.kv_heads, c.head_dim, true);
+  const auto v = random_rows(rng, batch * m, c.kv_heads, c.head_dim, false);
   vk::Buffer kd(ctx, k.size() * 4, vk::MemoryKind::device), vd(ctx, v.size() * 4, vk::MemoryKind::device);
   vk::Buffer qd(ctx, q.size() * 4, vk::MemoryKind::device), od(ctx, q.size() * 4, vk::MemoryKind::readback);
   vk::upload(ctx, kd, 0, std::as_bytes(std::span(k)));
   vk::upload(ctx, vd, 0, std::as_bytes(std::span(v)));
   vk::upload(ctx, qd, 0, std::as_bytes(std::span(q)));
   Decoder dec(*f.cache, c.kv_heads * c.ratio);
-  const TimelineGrid grid = timeline_grid(dec.plan(0, f.seqs, 1), c.kv_heads, 1);
-  vk::Buffer trace(ctx, 2 * grid.bytes() + 1024, vk::MemoryKind::readback);  // (41 tokens may plan more splits)
+  TimelineGrid bound = timeline_grid(dec.plan(0, f.seqs, m, c.options), c.kv_heads, batch, true);
+  bound.x = 2 * bound.x + 2;  // (the fused plan sees the sequences m tokens longer)
+  vk::Buffer trace(ctx, bound.bytes(), vk::MemoryKind::readback);
   dec.set_timeline({trace.handle(), 0, trace.size()});
-  DecodeOptions fused;
+  DecodeOptions fused = c.options;
   fused.fusion = AppendFusion::fused;
   ctx.run([&](vk::Recorder& r) {
     r.fill(trace, 0, VK_WHOLE_SIZE, 0);
     r.barrier();
-    dec.record_append_decode(r, 0, f.seqs, 1, {kd.handle(), 0, kd.size()}, {vd.handle(), 0, vd.size()},
+    dec.record_append_decode(r, 0, f.seqs, m, {kd.handle(), 0, kd.size()}, {vd.handle(), 0, vd.size()},
                              {qd.handle(), 0, qd.size()}, {od.handle(), 0, od.size()}, fused);
     r.host_barrier();
   });
-  EXPECT_EQ(f.cache->length(f.seqs[0], 0), 41u);
-  const auto ref = reference_decode(*f.cache, 0, f.seqs, 1, c.kv_heads * c.ratio, q);
+  const TimelineGrid grid = dec.recorded_timeline_grid();
+  dec.set_timeline({});
+  for (uint32_t b = 0; b < batch; ++b) EXPECT_EQ(f.cache->length(f.seqs[b], 0), c.lengths[b] + m);
+  const auto ref = reference_decode(*f.cache, 0, f.seqs, m, c.kv_heads * c.ratio, q, c.options);
   EXPECT_LE(max_head_error(std::span(static_cast<const float*>(od.mapped()), q.size()), ref, c.head_dim), 1e-4);
-  EXPECT_NE(static_cast<const uint32_t*>(trace.mapped())[0], 0u) << "the decode stamped nothing";
+
+  ASSERT_GE(grid.x, 2u) << "a fused call has its tail and a split at least";
+  EXPECT_EQ(grid.z, batch);
+  const uint32_t* words = static_cast<const uint32_t*>(trace.mapped());
+  const auto wgs = read_timeline(std::span(words, grid.workgroups() * kTimelineWordsPerWorkgroup), grid);
+  std::map<std::pair<uint32_t, uint32_t>, std::vector<const WorkgroupTimeline*>> groups;  // (z, y)
+  for (const auto& w : wgs) {
+    SCOPED_TRACE("workgroup (" + std::to_string(w.x) + ", " + std::to_string(w.y) + ", " + std::to_string(w.z) + ")");
+    ASSERT_TRUE(w.written);
+    EXPECT_EQ(w.tail, w.x == 0u);
+    if (!w.tail) {
+      EXPECT_EQ(w.split, w.x - 1u);
+    }
+    if (!w.had_tokens) continue;
+    groups[{w.z, w.y}].push_back(&w);
+    const uint32_t phases = w.merged ? kTimelinePhases : 4;
+    for (uint32_t p = 1; p < phases; ++p) EXPECT_LE(w.t[p - 1], w.t[p]) << "phase " << p;
+    for (uint32_t p = 1; p < phases; ++p) EXPECT_NE(w.t[p], 0u) << "phase " << p;
+    for (uint32_t p = phases; p < kTimelinePhases; ++p) EXPECT_EQ(w.t[p], 0u) << "phase " << p;
+  }
+  EXPECT_EQ(groups.size(), size_t(grid.y) * grid.z);
+  for (const auto& [key, members] : groups) {
+    uint32_t tails = 0, mergers = 0;
+    const WorkgroupTimeline* merger = nullptr;
+    for (const auto* w : members) {
+      tails += w->tail ? 1 : 0;
+      if (w->merged) {
+        ++mergers;
+        merger = w;
+      }
+    }
+    EXPECT_EQ(tails, 1u) << "group (" << key.first << ", " << key.second << ")";
+    ASSERT_EQ(mergers, 1u) << "group (" << key.first << ", " << key.second << ")";
+    for (const auto* w : members) EXPECT_LE(w->t[3], merger->t[3]);
+  }
+}
+
+TEST(Timeline, AppendDecodeStampsItsTails) {
+  DecodeCase c;
+  c.k_type = KvType::turbo3;
+  c.v_type = KvType::q8_0;
+  c.lengths = {100, 37};
+  c.options.splits = 3;
+  check_traced_append_decode(c, 1);
+}
+
+TEST(Timeline, AppendDecodeStampsItsTailsWithSeveralQueries) {
+  DecodeCase c;
+  c.k_type = c.v_type = KvType::f16;
+  c.head_dim = 64;
+  c.lengths = {40};
+  check_traced_append_decode(c, 3);
 }

@@ -1,7 +1,8 @@
 # Compiles GLSL compute shaders to SPIR-V with glslc at build time and embeds the words in a
 # static library, so the installed binary needs no shader files. A shader error fails the build
 # with glslc's message. Each shader becomes a registry entry named after its file stem; DERIVED
-# adds entries compiled from a source with a macro defined, as "name=source-stem:MACRO" strings.
+# adds entries compiled from a source with macros defined, as "name=source-stem:MACRO[+MACRO...]"
+# strings.
 function(tkv_embed_shaders target)
   cmake_parse_arguments(ARG "" "" "SOURCES;INCLUDE_DIRS;DERIVED" ${ARGN})
   set(gen_dir ${CMAKE_CURRENT_BINARY_DIR}/spv)
@@ -21,17 +22,24 @@ function(tkv_embed_shaders target)
     set(source_of_${stem} ${abs})
   endforeach()
   foreach(d ${ARG_DERIVED})
-    string(REGEX MATCH "^([A-Za-z0-9_]+)=([A-Za-z0-9_]+):([A-Za-z0-9_]+)$" ok "${d}")
+    string(REGEX MATCH "^([A-Za-z0-9_]+)=([A-Za-z0-9_]+):([A-Za-z0-9_+]+)$" ok "${d}")
     if(NOT ok)
-      message(FATAL_ERROR "tkv_embed_shaders: DERIVED entry '${d}' is not name=source-stem:MACRO")
+      message(FATAL_ERROR "tkv_embed_shaders: DERIVED entry '${d}' is not name=source-stem:MACRO[+MACRO...]")
     endif()
-    list(APPEND jobs "${CMAKE_MATCH_1}|${source_of_${CMAKE_MATCH_2}}|-D${CMAKE_MATCH_3}")
+    list(APPEND jobs "${CMAKE_MATCH_1}|${source_of_${CMAKE_MATCH_2}}|${CMAKE_MATCH_3}")
   endforeach()
   foreach(job ${jobs})
     string(REPLACE "|" ";" parts "${job}")
     list(GET parts 0 stem)
     list(GET parts 1 abs)
-    list(GET parts 2 define)
+    list(GET parts 2 macros)
+    set(define)
+    if(macros)
+      string(REPLACE "+" ";" macros "${macros}")
+      foreach(m ${macros})
+        list(APPEND define -D${m})
+      endforeach()
+    endif()
     set(inc ${gen_dir}/${stem}.spv.inc)
     add_custom_command(
       OUTPUT ${inc}
