@@ -187,6 +187,8 @@ TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   EXPECT_EQ(plan_decode(caps, llama8b(32768, 1, 2), {.variant = Variant::tc}).row_chunks, 1u);
   EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 2), {.variant = Variant::tc}).row_chunks, 2u);
   EXPECT_EQ(plan_decode(caps, llama8b(8192, 1, 2), {.splits = 8, .variant = Variant::tc}).row_chunks, 1u);
+  EXPECT_EQ(plan_decode(caps, llama8b(200, 1, 2), {.variant = Variant::tc}).rows, 4u);  // one short split
+  EXPECT_EQ(plan_decode(caps, llama8b(200, 1, 2), {.splits = 1, .variant = Variant::tc}).rows, 8u);  // forced
   const auto m3 = plan_decode(caps, llama8b(8192, 1, 3), {.variant = Variant::tc});
   EXPECT_EQ(m3.row_chunks, 2u);
   EXPECT_EQ(m3.rows, 6u);
