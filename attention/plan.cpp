@@ -249,19 +249,23 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     const bool registers_ok = p.rows * p.dims_per_lane <= kLaneRegisterBudget || p.rows == 1;
     if ((registers_ok && p.shared_bytes <= budget) || p.rows == 1) break;
   }
+  // tc: the fewest equal row chunks of at most `most` rows, and the shared memory they need.
+  auto tc_rows = [&](uint32_t most) {
+    p.row_chunks = ceil_div(rm, most);
+    p.rows = ceil_div(rm, p.row_chunks);
+    p.shared_bytes = decode_shared_bytes(caps, s, p);
+  };
   if (p.variant == Variant::tc) {
     // Four subgroups, each streaming tiles of 16 tokens; the MMAs' 8 columns hold 4 rows' hi and
     // lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a second matrix: a
     // workgroup takes at most 8 query rows.
     if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
       fail(ErrorCode::invalid_argument, "decode: variant tc cannot run here: " + problem);
-    p.row_chunks = ceil_div(rm, 8);
-    p.rows = ceil_div(rm, p.row_chunks);
     p.workgroup = 128;
     p.team = 32;
     p.unroll = 16;  // tokens_per_step(): 4 subgroups x 16 tokens
     p.dims_per_lane = k_dim;
-    p.shared_bytes = decode_shared_bytes(caps, s, p);
+    tc_rows(8);
   }
   if (p.shared_bytes > budget)
     fail(ErrorCode::invalid_argument, "decode: variant " + std::string(variant_name(p.variant)) + " needs " +
@@ -275,10 +279,9 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // (splits of 4 steps), 32K 42.1 / 34.3 (16 steps); m 3 8K 22.8 / 21.8 (8 steps); qwen7b
   // (7 rows) 8K 14.8 / 18.4-19.6 (2-6 steps), 32K 27.9 / 27.3 (8 steps); m 8 32K 125.1 / 86.9.
   // Shorter splits than kTensorCoreWideMinSteps take chunks of 4 rows instead.
-  if (p.variant == Variant::tc && p.rows > 4 && !request.splits && p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps) {
-    p.row_chunks = ceil_div(rm, 4);
-    p.rows = ceil_div(rm, p.row_chunks);
-    p.shared_bytes = decode_shared_bytes(caps, s, p);
+  if (p.variant == Variant::tc && p.rows > 4 && !request.splits &&
+      p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps) {
+    tc_rows(4);
     plan_splits(caps, s, request, p);
   }
   return p;

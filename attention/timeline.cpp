@@ -10,6 +10,12 @@ TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t b
   return {plan.splits + (fused ? 1u : 0u), kv_heads * plan.row_chunks, batch};
 }
 
+TimelineGrid timeline_room(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch) {
+  TimelineGrid g = timeline_grid(plan, kv_heads, batch, true);
+  g.x = 2 * g.x + 2;
+  return g;
+}
+
 std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, const TimelineGrid& grid) {
   const size_t need = size_t(grid.workgroups()) * kTimelineWordsPerWorkgroup;
   if (words.size() < need)

@@ -28,6 +28,10 @@ struct TimelineGrid {
   uint64_t bytes() const { return uint64_t(workgroups()) * kTimelineWordsPerWorkgroup * 4; }
 };
 TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch, bool fused = false);
+// Room for a call whose plan is known only as it records (a fused append-decode call plans with
+// its sequences m tokens longer and room for its tails): the grid of twice `plan`'s splits and
+// the tail. Decoder::recorded_timeline_grid() then says which grid the call stamped.
+TimelineGrid timeline_room(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch);
 
 struct WorkgroupTimeline {
   uint32_t x = 0, y = 0, z = 0;  // the workgroup's id

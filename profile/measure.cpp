@@ -242,12 +242,10 @@ Timing DecodeBench::time_step(uint32_t layers, uint32_t repeats, const DecodeOpt
 
 TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options, bool fused) {
   TracedCalls t;
-  // A call's grid is known as it records (a fused call plans with its sequences m tokens longer
-  // and room for its tails): each call gets a range for twice the plain plan's splits, and the
-  // decoder says which grid it stamped.
-  TimelineGrid bound = timeline_grid(plan(options), setup_.kv_heads, setup_.batch, fused);
-  bound.x = 2 * bound.x + 2;
-  const uint64_t stride = (bound.bytes() + 255) & ~uint64_t(255);
+  // Each call's range has room for the plan it makes as it records (timeline_room); the decoder
+  // says which grid it stamped.
+  const TimelineGrid room = timeline_room(plan(options), setup_.kv_heads, setup_.batch);
+  const uint64_t stride = (room.bytes() + 255) & ~uint64_t(255);
   vk::Buffer trace(*ctx_, stride * repeats, vk::MemoryKind::device);
   const uint64_t row_bytes = uint64_t(setup_.batch) * setup_.m * setup_.kv_heads * setup_.head_dim * 4;
   if (fused && !k_new_) {

@@ -129,8 +129,8 @@ int run_timeline(const CommonOptions& o) {
   for (uint32_t depth : depths)
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
-  std::vector<std::string> columns = {"type",     "variant", "ctx",   "splits",    "wgs",     "us/call", "span",
-                                      "launch",   "prologue", "tiles", "tiles max", "arrival", "merge",   "finish"};
+  std::vector<std::string> columns = {"type",     "variant", "ctx",       "splits",  "wgs",   "us/call", "span",
+                                      "launch",   "prologue", "tiles", "tiles max", "arrival", "merge", "finish"};
   if (o.fused) columns.insert(columns.end(), {"tail: rows", "attend", "arrival"});
   columns.insert(columns.end(), {"last: start", "prologue", "tiles", "arrival", "merge", "finish"});
   if (o.fused) columns.push_back("last is");
@@ -157,10 +157,10 @@ int run_timeline(const CommonOptions& o) {
         auto f = [](double x) { return fixed(x, 2); };
         // (splits: the traced calls' own; a fused call plans with room for its tails.)
         const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);
-        std::vector<std::string> row = {p.label(),        vname,          depth_label(depth), std::to_string(splits),
-                                        std::to_string(c.workgroups), f(c.call_us),  f(c.span_us),
-                                        f(c.launch_us),   f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us),
-                                        f(c.arrival_us),  f(c.merge_us),  f(c.finish_us)};
+        std::vector<std::string> row = {p.label(),      vname,           depth_label(depth), std::to_string(splits),
+                                        std::to_string(c.workgroups), f(c.call_us), f(c.span_us), f(c.launch_us),
+                                        f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us), f(c.arrival_us),
+                                        f(c.merge_us),    f(c.finish_us)};
         if (o.fused) row.insert(row.end(), {f(c.tail_rows_us), f(c.tail_attend_us), f(c.tail_arrival_us)});
         row.insert(row.end(), {f(c.last_start_us), f(c.last_prologue_us), f(c.last_tiles_us), f(c.last_arrival_us),
                                f(c.last_merge_us), f(c.last_finish_us)});

@@ -19,12 +19,10 @@ uint tl_slot(uint phase) {
 }
 #define TL_STAMP(phase) \
   if (gl_LocalInvocationIndex == 0u) timeline[tl_slot(phase)] = clockRealtime2x32EXT()
-#define TL_END(split, had_tokens, merged) \
-  if (gl_LocalInvocationIndex == 0u)      \
-  timeline[tl_slot(7u)] = uvec2(1u | ((had_tokens) ? 2u : 0u) | ((merged) ? 4u : 0u), split)
-#define TL_TAIL_END(merged)          \
-  if (gl_LocalInvocationIndex == 0u) \
-  timeline[tl_slot(7u)] = uvec2(1u | 2u | ((merged) ? 4u : 0u) | 8u, 0u)
+#define TL_FLAGS(flags, split) \
+  if (gl_LocalInvocationIndex == 0u) timeline[tl_slot(7u)] = uvec2(1u | (flags), split)
+#define TL_END(split, had_tokens, merged) TL_FLAGS(((had_tokens) ? 2u : 0u) | ((merged) ? 4u : 0u), split)
+#define TL_TAIL_END(merged) TL_FLAGS(2u | ((merged) ? 4u : 0u) | 8u, 0u)
 #else
 #define TL_STAMP(phase)
 #define TL_END(split, had_tokens, merged)

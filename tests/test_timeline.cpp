@@ -270,9 +270,8 @@ void check_traced_append_decode(DecodeCase c, uint32_t m) {
   vk::upload(ctx, vd, 0, std::as_bytes(std::span(v)));
   vk::upload(ctx, qd, 0, std::as_bytes(std::span(q)));
   Decoder dec(*f.cache, c.kv_heads * c.ratio);
-  TimelineGrid bound = timeline_grid(dec.plan(0, f.seqs, m, c.options), c.kv_heads, batch, true);
-  bound.x = 2 * bound.x + 2;  // (the fused plan sees the sequences m tokens longer)
-  vk::Buffer trace(ctx, bound.bytes(), vk::MemoryKind::readback);
+  const TimelineGrid room = timeline_room(dec.plan(0, f.seqs, m, c.options), c.kv_heads, batch);
+  vk::Buffer trace(ctx, room.bytes(), vk::MemoryKind::readback);
   dec.set_timeline({trace.handle(), 0, trace.size()});
   DecodeOptions fused = c.options;
   fused.fusion = AppendFusion::fused;
