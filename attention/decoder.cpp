@@ -277,8 +277,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                               const DeviceTensor* new_k, const DeviceTensor* new_v) {
   const bool fused = new_k != nullptr;
   check_call(r, options, q, out, "decode");  // entry checks
-  DecodeShape s = shape(layer, seqs, m);
-  if (fused) s.reserved_per_group = 1;  // the tails (shaders/append_tail.glsl)
+  const DecodeShape s = fused ? fused_append_shape(shape(layer, seqs, m)) : shape(layer, seqs, m);
   const auto& caps = cache_.context().caps();
   const DecodePlan p = make_plan(s, options);
   // describe() builds a string: only when someone listens (record runs once per layer and token).

@@ -66,6 +66,11 @@ struct DecodePlan {
 
 // The largest split count is ceil(max_context / tokens_per_step()): a split is whole steps.
 
+// The shape a fused append-decode call (Decoder::record_append_decode) plans on, from the shape of
+// its sequences with the m new tokens appended: the tails (shaders/append_tail.glsl) attend to the
+// new tokens and take one workgroup per group; the splits cover the old tokens.
+DecodeShape fused_append_shape(DecodeShape appended);
+
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant
 // whose tables do not fit the device's shared memory).
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, const PlanRequest& request = {});

@@ -240,3 +240,32 @@ TEST(Plan, FusedAppendTailsGetRoomInTheWave) {
     EXPECT_LE(scalar.workgroups + s.kv_heads, 132u * 4) << ctx << ": " << scalar.describe();
   }
 }
+
+// A fused call's splits cover the old tokens (the tails attend to the new ones): at 4096 old
+// tokens and one new on an H100 its plan is the 4K decode call's 32 two-step splits and the 8
+// tails fit the same wave (planned on 4097 tokens, it took 22 three-step splits).
+TEST(Plan, FusedAppendSplitsCoverTheOldTokens) {
+  PlanRequest tc;
+  tc.variant = Variant::tc;
+  for (uint32_t m : {1u, 2u, 8u})
+    for (uint32_t old : {0u, 100u, 4096u, 8192u, 32768u}) {
+      SCOPED_TRACE("m " + std::to_string(m) + ", " + std::to_string(old) + " old tokens");
+      DecodeShape appended = llama8b(old + m, 1, m);
+      appended.lengths = {old + m};
+      const DecodeShape s = fused_append_shape(appended);
+      EXPECT_EQ(s.max_context, old);
+      EXPECT_EQ(s.lengths, std::vector<uint32_t>{old});
+      EXPECT_EQ(s.reserved_per_group, 1u);
+      const auto fused = plan_decode(h100_tensor_cores(), s, tc);
+      if (old > 0) {
+        EXPECT_GE(uint64_t(fused.splits) * fused.chunk, old) << fused.describe();
+        EXPECT_LT(uint64_t(fused.splits - 1) * fused.chunk, old) << fused.describe();
+      }
+    }
+  DecodeShape appended = llama8b(4097);
+  appended.lengths = {4097};
+  const auto fused = plan_decode(h100_tensor_cores(), fused_append_shape(appended), tc);
+  EXPECT_EQ(fused.splits, 32u) << fused.describe();
+  EXPECT_EQ(fused.chunk, 128u);
+  EXPECT_LE(fused.workgroups + 8, 132u * 2);
+}

@@ -299,6 +299,11 @@ void check_traced_append_decode(DecodeCase c, uint32_t m) {
     EXPECT_EQ(w.tail, w.x == 0u);
     if (!w.tail) {
       EXPECT_EQ(w.split, w.x - 1u);
+      // The splits are planned on the old tokens (the tail takes the new ones): with one
+      // sequence and the plan's own split count, none is left without tokens.
+      if (batch == 1 && !c.options.splits) {
+        EXPECT_TRUE(w.had_tokens) << "an empty split";
+      }
     }
     if (!w.had_tokens) continue;
     groups[{w.z, w.y}].push_back(&w);
