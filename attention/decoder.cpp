@@ -385,7 +385,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   // checked above.
   const std::string shader =
       std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "") + (timeline ? "_timeline" : "");
-  const uint32_t binding_count = (fused ? 10u : 8u) + (timeline ? 1u : 0u);  // (the trace last: 8, or 10 fused)
+  const uint32_t binding_count = (fused ? 12u : 8u) + (timeline ? 1u : 0u);  // (the trace last: 8, or 12 fused)
   const auto& decode = pipelines.get({shader, constants, binding_count, uint32_t(sizeof(DecodePush)),
                                       0, !tc && host_specialize_, false, khr});
 
@@ -401,7 +401,9 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     const auto [v_bind, v_elem] = split_offset(new_v->offset, element_bytes(new_v->format));
     push.k_new = k_elem;
     push.v_new = v_elem;
-    bindings = {vk::BufferRange(new_k->buffer, k_bind), vk::BufferRange(new_v->buffer, v_bind)};
+    // 8, 9: the new rows; 10, 11: the pools again, which the tails write (shaders/append_tail.glsl)
+    bindings = {vk::BufferRange(new_k->buffer, k_bind), vk::BufferRange(new_v->buffer, v_bind),
+                cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v)};
   }
 
   if (!inline_seq) {

@@ -9,7 +9,7 @@
 // query rows rotated, 2 = the new tokens attended; split 0).
 #ifdef TKV_TIMELINE
 #ifdef TKV_FUSED_APPEND
-layout(std430, binding = 10) writeonly buffer Timeline { uvec2 timeline[]; };  // (8, 9: the new rows)
+layout(std430, binding = 12) writeonly buffer Timeline { uvec2 timeline[]; };  // (8-11: the new rows, the pools)
 #else
 layout(std430, binding = 8) writeonly buffer Timeline { uvec2 timeline[]; };
 #endif
