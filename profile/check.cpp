@@ -311,12 +311,11 @@ int run_check(const CommonOptions& o) {
       const Stats kl = stats(attention_kl(cache, seqs, data, shape, o.m));
       const QuantBound bound = pair_bound(p.k, p.v);
       Decoder decoder(cache, shape.q_heads);
-      const bool turbo = variant_applies(p.k) || variant_applies(p.v);
       for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         DecodeOptions options;
         options.variant = variant;
         const auto plan = decoder.plan(0, seqs, o.m, options);
-        const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+        const std::string vname = shown_variant(p, plan.variant);
         progress("check at " + depth_label(depth) + ": " + p.label() + " " + vname + ": decode");
         std::vector<float> out(data.q.size(), std::nanf(""));
         decoder.decode(0, seqs, o.m, {data.q.data(), data.q.size() * 4}, {out.data(), out.size() * 4}, options);

@@ -159,7 +159,6 @@ int run_profile(const CommonOptions& o) {
       DecodeBench bench(ctx, setup);
       const uint64_t bytes = bench.kv_bytes_per_call();
       const Timing floor = measure_read(*ctx, bytes, o.repeat);
-      const bool turbo = variant_applies(p.k) || variant_applies(p.v);
       for (uint32_t dpl : dpls)
       for (uint32_t unroll : unrolls)
       for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
@@ -184,7 +183,7 @@ int run_profile(const CommonOptions& o) {
           options.dims_per_lane = dpl;
           options.unroll = unroll;
           const auto plan = bench.plan(options);
-          const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+          const std::string vname = shown_variant(p, plan.variant);
           const double gbs = double(bytes) / (t.median_us * 1e3);
           const double of_mode1 = mode1_us > 0 ? 100.0 * mode1_us / t.median_us : 0.0;
           table.add({p.label(), vname, std::string(mode_name(mode)), depth_label(depth), fixed(t.median_us, 1),

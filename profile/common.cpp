@@ -100,6 +100,11 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
   }
 }
 
+std::string shown_variant(const TypePair& pair, Variant planned) {
+  const bool turbo = variant_applies(pair.k) || variant_applies(pair.v);
+  return turbo || planned == Variant::tc ? std::string(variant_name(planned)) : "native";
+}
+
 std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
                                     const std::vector<Variant>& variants, uint32_t m) {
   if (!variant_applies(pair.k) && !variant_applies(pair.v)) return {Variant::automatic};

@@ -40,13 +40,17 @@ std::vector<uint32_t> resolve_depths(const CommonOptions& o, const DeviceCaps& c
 void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pair, uint32_t depth, uint32_t batch,
                  uint32_t m, const std::vector<Variant>& variants);
 
-// Progress on a terminal only; nothing when stderr is piped.
 // The variants a point runs: `variants` for a turbo pair, less tc where the device cannot run it
 // (no tensor cores, or a shape tc does not handle); the native path for f16 / q8_0 pairs. Throws
 // when nothing is left (tc alone asked for where it cannot run).
 std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
                                     const std::vector<Variant>& variants, uint32_t m = 1);
 
+// The variant a table names for a pair's planned calls: the plan's for turbo types; f16 names the
+// tensor cores (tc) where it runs there, else "native" (its one scalar kernel), as q8_0 always.
+std::string shown_variant(const TypePair& pair, Variant planned);
+
+// Progress on a terminal only; nothing when stderr is piped.
 void progress(const std::string& text);
 void progress_done();
 

@@ -71,7 +71,7 @@ int run_sweep(const CommonOptions& o) {
           options.variant = variant;
           options.profile_mode = mode;
           const auto plan = bench.plan(options);
-          const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+          const std::string vname = shown_variant(p, plan.variant);
           progress(at + ": " + vname + " mode " + std::string(mode_name(mode)));
           const Timing t = bench.time(o.repeat, options);
           // The step view is what a user's tokens/s sees; modes 1-4 compute wrong outputs, so

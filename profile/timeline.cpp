@@ -142,7 +142,6 @@ int run_timeline(const CommonOptions& o) {
       DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0,
                         o.fused ? o.repeat * o.m : 0};
       DecodeBench bench(ctx, setup);
-      const bool turbo = variant_applies(p.k) || variant_applies(p.v);
       for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         progress("tracing " + p.label() + " " + std::string(variant_name(variant)) + " at " + depth_label(depth));
         DecodeOptions options;
@@ -153,7 +152,7 @@ int run_timeline(const CommonOptions& o) {
           calls.push_back(summarize_call(traced.calls[i], traced.timing.samples_us[i]));
         const CallTimeline c = median_timeline(calls);
         const auto plan = bench.plan(options);
-        const std::string vname = turbo ? std::string(variant_name(plan.variant)) : "native";
+        const std::string vname = shown_variant(p, plan.variant);
         auto f = [](double x) { return fixed(x, 2); };
         // (splits: the traced calls' own; a fused call plans with room for its tails.)
         const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);

@@ -1,6 +1,7 @@
 #version 450
-// Split-K flash decoding over turbo K and V on the tensor cores (VK_NV_cooperative_matrix), the
-// "tc" variant of attention/decoder.hpp. Same bindings, push constants and partials as
+// Split-K flash decoding over turbo (and f16) K and V on the tensor cores
+// (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 rows: K_ROWS,
+// V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and partials as
 // decode.comp; every split writes partials, and the last of its group merges them and stores the
 // output (split_merge.glsl).
 //
@@ -86,19 +87,32 @@ const uint BLOCKS = DIM / 16;
 const bool READS = MODE == MODE_FULL;
 const float NEG_INF = -1.0 / 0.0;
 
+// f16 K or V: rows of halves (kvcache/layout.hpp), read straight into the A fragments (exact
+// operands, no table). A lane's words of a tile are whole 16-byte loads: the MMAs' sums run over
+// dims (K) and tokens (V) in any order both operands share, so the rows' dims are assigned to the
+// fragments' slots where each lane's words lie side by side (k_slot, v_dim below).
+const bool K_ROWS = K_TYPE == TYPE_F16, V_ROWS = V_TYPE == TYPE_F16;
+// Rows take no prefetch: a tile's f16 words are 64 registers a lane (8 KB a subgroup in flight).
+const bool PREFETCH = !K_ROWS && !V_ROWS;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
 // negative bits) at bit F j of the lane's words; norms after the bits (one group).
 const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint V_MB = V_TYPE == TYPE_TURBO2 ? 1 : V_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint K_F = 2 * (K_MB + 1), V_F = 2 * (V_MB + 1);
-const uint K_LW = BLOCKS * K_F / 8, V_LW = BLOCKS * V_F / 8;  // words per lane and tile
-// Tiles and a page's region of one head, in words (16 rows of whole bytes: a multiple of 4).
-// (Word offsets, not bytes divided by 4: the driver then forms each load's address with one add.)
-const uint K_TILE = 4 * (K_BITS_ROW + 2), V_TILE = 4 * (V_BITS_ROW + 2);
-const uint K_REGION = PAGE_SIZE / 16 * K_TILE, V_REGION = PAGE_SIZE / 16 * V_TILE;
+// Words per lane and tile (rows: 16 x DIM halves over 32 lanes).
+const uint K_LW = K_ROWS ? DIM / 4u : BLOCKS * K_F / 8, V_LW = V_ROWS ? DIM / 4u : BLOCKS * V_F / 8;
+// Tiles (rows: a row) and a page's region of one head, in words (16 rows of whole bytes: a
+// multiple of 4). (Word offsets, not bytes divided by 4: the driver then forms each load's address
+// with one add.)
+const uint K_TILE = K_ROWS ? K_BITS_ROW / 4u : 4 * (K_BITS_ROW + 2), V_TILE = V_ROWS ? V_BITS_ROW / 4u : 4 * (V_BITS_ROW + 2);
+const uint K_REGION = K_ROWS ? PAGE_SIZE * K_TILE : PAGE_SIZE / 16 * K_TILE;
+const uint V_REGION = V_ROWS ? PAGE_SIZE * V_TILE : PAGE_SIZE / 16 * V_TILE;
+const uint KQ = DIM / 32u;  // rows: a lane's 16-byte words per K token, and 16 KQ / 4 = V's
 
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
+layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
 layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
+layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -128,8 +142,8 @@ const float CS = 1024.0;
 // CS2, within 6.2e-8 of the fp32 codebook's ratio: float rounding): its operands need no lo halves,
 // so a score MMA covers 16 tokens and an output MMA needs one operand instead of hi and lo.
 const float CS2 = 48.17617;
-const bool K_EXACT = K_TYPE == TYPE_TURBO2, V_EXACT = V_TYPE == TYPE_TURBO2;
-const float K_CS = K_EXACT ? CS2 : CS, V_CS = V_EXACT ? CS2 : CS;
+const bool K_EXACT = K_TYPE == TYPE_TURBO2 || K_ROWS, V_EXACT = V_TYPE == TYPE_TURBO2 || V_ROWS;
+const float K_CS = K_ROWS ? 1.0 : K_EXACT ? CS2 : CS, V_CS = V_ROWS ? 1.0 : V_EXACT ? CS2 : CS;
 shared float qmax_sh[SUBGROUPS];  // each subgroup's largest |q|
 
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
@@ -143,7 +157,7 @@ f16vec2 split_hilo(float x) {
 
 // Tables, 16 copies: entry e -> (hi pair, lo pair) of cs x the centroids of a pair field e
 // (turbo4: of its magnitudes e, positive); exact types: (the f16 pair, 0).
-const uint K_ENTRIES = K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_MB == 3 ? 64 : 1 << V_F;
+const uint K_ENTRIES = K_ROWS ? 0 : K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_ROWS ? 0 : V_MB == 3 ? 64 : 1 << V_F;
 // One region holds, as float bits where they are floats: the tables in the loop, then the
 // subgroups' outputs (osh) and (m, l) (msh), then the merged output rows: never live together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
 // H100: 140 us with 31.9 KB per workgroup, 97.5 us with the tables and the epilogue aliased,
@@ -254,16 +268,81 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
     pf[0] = av.x; pf[1] = bv.x; pf[2] = av.y; pf[3] = bv.y;                                         \
   }
 
+// Rows: the fragment slot (k index) that K's dim d takes. fetch_tile gives lane 4g + c of each of
+// its tokens the 16-byte words 4 (4 i + c), i < KQ: word 16 i + 4 c + e' fills its slot s = 4 i + e',
+// which BUILD_A_KROWS reads as block s / 2's register pair at k 8 (s % 2) + 2 c, + 1.
+uint k_slot(uint d) {
+  if (!K_ROWS) return d;
+  const uint p = d / 2u, s = 4u * (p / 16u) + p % 4u;
+  return 16u * (s / 2u) + 8u * (s % 2u) + 2u * ((p % 16u) / 4u) + d % 2u;
+}
+// The dim of V that row j of the output fragments of block db holds. Rows: the lane's 16-byte
+// words of a token are words BLOCKS g .. + BLOCKS - 1, word BLOCKS g + db (dims 2 (BLOCKS g + db),
+// + 1) gives block db's rows g and g + 8.
+uint v_dim(uint db, uint j) {
+  return V_ROWS ? 2u * (BLOCKS * (j % 8u) + db) + j / 8u : 16u * db + j;
+}
+
 // The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
+// Rows: tokens g and g + 8 of K (KQ words each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V (BLOCKS
+// words each).
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn, out uint vn) {
   const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
-  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + (slot / TILE) * K_TILE;
-  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + (slot / TILE) * V_TILE;
-  [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
-  [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
-  kn = READS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;  // (norm of token g, of g + 8)
-  vn = READS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
+  const uint g = lane >> 2, c = lane & 3u;
+  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + (K_ROWS ? slot : slot / TILE) * K_TILE;
+  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + (V_ROWS ? slot : slot / TILE) * V_TILE;
+  if (K_ROWS) {
+    [[unroll]] for (uint h = 0; h < 2u; ++h)
+      [[unroll]] for (uint i = 0; i < KQ; ++i) {
+        const uvec4 w = READS ? k4[(kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u] : uvec4(0u);
+        [[unroll]] for (uint e = 0; e < 4u; ++e) kw[4u * (KQ * h + i) + e] = w[e];
+      }
+  } else {
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
+  }
+  if (V_ROWS) {
+    [[unroll]] for (uint u = 0; u < 4u; ++u)
+      [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {
+        const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
+        const uvec4 w = READS ? v4[(vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u] : uvec4(0u);
+        [[unroll]] for (uint e = 0; e < 4u; ++e) vw[BLOCKS * u + 4u * i + e] = w[e];
+      }
+  } else {
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
+  }
+  // (norms of tokens g and g + 8; rows have none)
+  kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
+  vn = READS && !V_ROWS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
+
+// Rows: K block kb's A fragment (tokens g, g + 8 x k 2c, 2c + 8: slots 2 kb, 2 kb + 1 of each
+// token's words, k_slot).
+#define BUILD_A_KROWS(kb, a)                                                                        \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    const f16vec2 x = unpackFloat2x16(kw[(r >> 1) * 4u * KQ + 2u * (kb) + (r & 1u)]);               \
+    a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
+  }
+// Rows: V block db's A fragment (V^T: rows g, g + 8 = the halves of word db of a token, v_dim;
+// k = tokens 2c + 8 (r & 1) and the next, whose halves one register pairs).
+#define BUILD_A_VROWS(db, a)                                                                        \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    const uint w0 = vw[BLOCKS * 2u * (r & 1u) + (db)], w1 = vw[BLOCKS * (2u * (r & 1u) + 1u) + (db)]; \
+    const f16vec2 x = unpackFloat2x16((r >> 1) == 0u ? (w0 & 0xffffu) | (w1 << 16) : (w0 >> 16) | (w1 & 0xffff0000u)); \
+    a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
+  }
+// An exact side's fragment, from rows or from a table.
+#define BUILD_A_K_EXACT(kb, a)                                                                      \
+  if (K_ROWS) {                                                                                     \
+    BUILD_A_KROWS(kb, a)                                                                            \
+  } else {                                                                                          \
+    BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)                                           \
+  }
+#define BUILD_A_V_EXACT(db, a)                                                                      \
+  if (V_ROWS) {                                                                                     \
+    BUILD_A_VROWS(db, a)                                                                            \
+  } else {                                                                                          \
+    BUILD_A_EXACT(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, a)                                           \
+  }
 
 #define R_GET(j, d) F_GET((j) * DIM + (d))
 #define R_SET(j, d, v) F_SET((j) * DIM + (d), v)
@@ -279,8 +358,8 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #define QR_MIN_SUBGROUP 32u
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
-  return is_v ? RowShape(V_TYPE, DIM, 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
-              : RowShape(K_TYPE, DIM, 1u, DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
+  return is_v ? RowShape(V_TYPE, DIM, V_ROWS ? 0u : 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
+              : RowShape(K_TYPE, DIM, K_ROWS ? 0u : 1u, DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
 }
 const uint TAIL_SLOT = 1;  // the tail's split slot
 #else
@@ -297,13 +376,15 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
   const uint qbase = pc.q_offset + ((b * M + gr / GQA) * Q_HEADS + kvh * GQA + gr % GQA) * HEAD_DIM;
   [[unroll]] for (uint i = 0; i < 4u; ++i) {
     const uint d = lane + 32u * i;
-    x[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * sign1(d) : 0.0;
+    x[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * (K_ROWS ? 1.0 : sign1(d)) : 0.0;
   }
-  TKV_HADAMARD_REGISTERS(x, 4u, QV, DIM, lane, 32u)
+  if (!K_ROWS) {
+    TKV_HADAMARD_REGISTERS(x, 4u, QV, DIM, lane, 32u)
+  }
   float amax = 0.0;
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (i < QV) {
-      x[i] *= sign2(lane + 32u * i) * inv_sqrt_group(DIM);
+      if (!K_ROWS) x[i] *= sign2(lane + 32u * i) * inv_sqrt_group(DIM);
       amax = max(amax, abs(x[i]));
     }
   return subgroupMax(amax);
@@ -365,13 +446,14 @@ void main() {
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (i < QV) {
+      const uint k = k_slot(lane + 32u * i);
       const f16vec2 h = split_hilo(qv[i] * qs);
-      frag[sg * DIM + lane + 32u * i] = h.x;
-      frag[(sg + QCOLS / 2u) * DIM + lane + 32u * i] = h.y;
+      frag[sg * DIM + k] = h.x;
+      frag[(sg + QCOLS / 2u) * DIM + k] = h.y;
       if (WIDE) {
         const f16vec2 h2 = split_hilo(qv2[i] * qs);
-        frag[(sg + 4u) * DIM + lane + 32u * i] = h2.x;
-        frag[(sg + 12u) * DIM + lane + 32u * i] = h2.y;
+        frag[(sg + 4u) * DIM + k] = h2.x;
+        frag[(sg + 12u) * DIM + k] = h2.y;
       }
     }
   barrier();
@@ -399,12 +481,13 @@ void main() {
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
   uint kw[K_LW], vw[V_LW], kn, vn;
-  if (start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
+  if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
-    // The next tile's words, in flight while this one is computed.
+    // The next tile's words, in flight while this one is computed (rows: this tile's).
     uint nkw[K_LW], nvw[V_LW], nkn, nvn;
-    if (tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
+    if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
+    if (!PREFETCH) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
@@ -416,7 +499,7 @@ void main() {
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
       if (WIDE && K_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
-        BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)
+        BUILD_A_K_EXACT(kb, a)
         s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
         s[0] = coopMatMulAddNV(a, ql[kb], s[0]);
       } else if (WIDE) {
@@ -427,7 +510,7 @@ void main() {
         s[0] = coopMatMulAddNV(al, qf[kb], s[0]);
       } else if (K_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
-        BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)
+        BUILD_A_K_EXACT(kb, a)
         s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
       } else {
         [[unroll]] for (uint h = 0; h < 2u; ++h) {
@@ -500,7 +583,7 @@ void main() {
     [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
       if (V_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
-        BUILD_A_EXACT(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, a)
+        BUILD_A_V_EXACT(db, a)
         acc[db] = coopMatMulAddNV(a, pf, acc[db]);
         if (WIDE) acc[db] = coopMatMulAddNV(a, pl, acc[db]);
       } else {
@@ -510,10 +593,12 @@ void main() {
         if (WIDE) acc[db] = coopMatMulAddNV(ah, pl, acc[db]);
         acc[db] = coopMatMulAddNV(al, pf, acc[db]);
       }
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
-    kn = nkn;
-    vn = nvn;
+    if (PREFETCH) {
+      [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
+      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+      kn = nkn;
+      vn = nvn;
+    }
   }
 
   // The subgroup's state: l summed over its tokens (lanes with the same c), o = hi + lo columns.
@@ -527,7 +612,7 @@ void main() {
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const float o = (WIDE ? acc[db][i] : acc[db][i] + subgroupShuffleXor(acc[db][i], 2u)) * (1.0 / V_CS);
-      const uint j = r0 + (i & 1u), d = 16u * db + g + 8u * (i >> 1);
+      const uint j = r0 + (i & 1u), d = v_dim(db, g + 8u * (i >> 1));
       if ((WIDE || c < 2u) && j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, o);
     }
   if (g == 0u && (WIDE || c < 2u))

@@ -82,6 +82,41 @@ TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
       }
 }
 
+// f16 rows (exact operands, read straight into the fragments with their dims in the fragments'
+// own order): alone and beside a turbo side, head dims 128 and 64, one query and the wide form;
+// then row chunks, several queries, softcap and a window.
+TEST(TensorCores, F16RowsAreExact) {
+  constexpr double kRoundingBound = 2e-5;
+  const std::pair<KvType, KvType> pairs[] = {
+      {KvType::f16, KvType::f16}, {KvType::f16, KvType::turbo3}, {KvType::turbo3, KvType::f16}};
+  for (uint32_t hd : {128u, 64u})
+    for (uint32_t m : {1u, 2u})
+      for (const auto& [k, v] : pairs) {
+        DecodeCase c;
+        c.k_type = k;
+        c.v_type = v;
+        c.head_dim = hd;
+        c.m = m;
+        c.lengths = {200, 45};
+        SKIP_WITHOUT_TC(c);
+        const double err = tc_error(c, m == 1 ? 0 : 1);
+        std::printf("tc %s / %s, head dim %u, m %u: max relative error per head %.3g\n",
+                    std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, m, err);
+        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd << " m " << m;
+      }
+  for (uint32_t splits : {0u, 3u}) {
+    DecodeCase c;
+    c.k_type = c.v_type = KvType::f16;
+    c.ratio = 7;
+    c.m = 3;
+    c.lengths = {300, 77, 16};
+    c.options.softcap = 25.0f;
+    c.options.window = 100;
+    SKIP_WITHOUT_TC(c);
+    EXPECT_LE(tc_error(c, splits), kExactBound) << "splits " << splits;
+  }
+}
+
 TEST(TensorCores, SmallHeadDims) {
   for (uint32_t hd : {64u, 40u}) {
     DecodeCase c;
