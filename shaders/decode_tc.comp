@@ -1,9 +1,9 @@
 #version 450
 // Split-K flash decoding over turbo (and f16) K and V on the tensor cores
 // (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 rows: K_ROWS,
-// V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and partials as
-// decode.comp; every split writes partials, and the last of its group merges them and stores the
-// output (split_merge.glsl).
+// V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and
+// partials as decode.comp; every split writes partials, and the last of its group merges them and
+// stores the output (split_merge.glsl).
 //
 // A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
 // tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
@@ -107,7 +107,7 @@ const uint K_LW = K_ROWS ? DIM / 4u : BLOCKS * K_F / 8, V_LW = V_ROWS ? DIM / 4u
 const uint K_TILE = K_ROWS ? K_BITS_ROW / 4u : 4 * (K_BITS_ROW + 2), V_TILE = V_ROWS ? V_BITS_ROW / 4u : 4 * (V_BITS_ROW + 2);
 const uint K_REGION = K_ROWS ? PAGE_SIZE * K_TILE : PAGE_SIZE / 16 * K_TILE;
 const uint V_REGION = V_ROWS ? PAGE_SIZE * V_TILE : PAGE_SIZE / 16 * V_TILE;
-const uint KQ = DIM / 32u;  // rows: a lane's 16-byte words per K token, and 16 KQ / 4 = V's
+const uint KQ = DIM / 32u;  // rows: a lane's 16-byte loads per K token (V: BLOCKS / 4)
 
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
 layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
@@ -269,8 +269,8 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   }
 
 // Rows: the fragment slot (k index) that K's dim d takes. fetch_tile gives lane 4g + c of each of
-// its tokens the 16-byte words 4 (4 i + c), i < KQ: word 16 i + 4 c + e' fills its slot s = 4 i + e',
-// which BUILD_A_KROWS reads as block s / 2's register pair at k 8 (s % 2) + 2 c, + 1.
+// its tokens the 16 bytes at word 16 i + 4 c, i < KQ: word 16 i + 4 c + e' fills the lane's slot
+// s = 4 i + e', which BUILD_A_KROWS reads as block s / 2's register pair at k 8 (s % 2) + 2 c, + 1.
 uint k_slot(uint d) {
   if (!K_ROWS) return d;
   const uint p = d / 2u, s = 4u * (p / 16u) + p % 4u;

@@ -40,6 +40,23 @@ double tc_error(const DecodeCase& c, uint32_t splits = 0) {
 #define SKIP_WITHOUT_TC(c)                                           \
   if (const std::string why = problem(c); !why.empty()) GTEST_SKIP() << "no tc here: " << why
 
+// Operands exact up to float rounding: a pair's error (ragged batch of two, the wide form at m 2
+// through a forced split count, which the plan gives only to splits of 8 steps or more), printed
+// for the record and held to kRoundingBound.
+constexpr double kRoundingBound = 2e-5;
+void expect_rounding_only(KvType k, KvType v, uint32_t head_dim, uint32_t m) {
+  DecodeCase c;
+  c.k_type = k;
+  c.v_type = v;
+  c.head_dim = head_dim;
+  c.m = m;
+  c.lengths = {200, 45};
+  const double err = tc_error(c, m == 1 ? 0 : 1);
+  std::printf("tc %s / %s, head dim %u, m %u: max relative error per head %.3g\n", std::string(type_name(k)).c_str(),
+              std::string(type_name(v)).c_str(), head_dim, m, err);
+  EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << head_dim << " m " << m;
+}
+
 }  // namespace
 
 // Every operand is an f16 hi + lo pair (turbo2's centroids: one f16 value at their exact scale),
@@ -48,21 +65,10 @@ double tc_error(const DecodeCase& c, uint32_t splits = 0) {
 // lo columns side by side) and two (8 rows: the wide form, lo halves in matrices of their own; a
 // forced split count keeps it, which the plan gives only to splits of 8 steps or more).
 TEST(TensorCores, EveryTurboPairIsExact) {
-  constexpr double kRoundingBound = 2e-5;
+  SKIP_WITHOUT_TC(DecodeCase{});
   for (uint32_t m : {1u, 2u})
     for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
-      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
-        DecodeCase c;
-        c.k_type = k;
-        c.v_type = v;
-        c.m = m;
-        c.lengths = {200, 45};
-        SKIP_WITHOUT_TC(c);
-        const double err = tc_error(c, m == 1 ? 0 : 1);
-        std::printf("tc %s / %s, m %u: max relative error per head %.3g\n", std::string(type_name(k)).c_str(),
-                    std::string(type_name(v)).c_str(), m, err);
-        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " m " << m;
-      }
+      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) expect_rounding_only(k, v, 128, m);
 }
 
 // Up to 56 rows: 1 to 8 rows a chunk, partly filled, and row chunks. The plan's split count (short
@@ -86,24 +92,12 @@ TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
 // own order): alone and beside a turbo side, head dims 128 and 64, one query and the wide form;
 // then row chunks, several queries, softcap and a window.
 TEST(TensorCores, F16RowsAreExact) {
-  constexpr double kRoundingBound = 2e-5;
+  SKIP_WITHOUT_TC(DecodeCase{});
   const std::pair<KvType, KvType> pairs[] = {
       {KvType::f16, KvType::f16}, {KvType::f16, KvType::turbo3}, {KvType::turbo3, KvType::f16}};
   for (uint32_t hd : {128u, 64u})
     for (uint32_t m : {1u, 2u})
-      for (const auto& [k, v] : pairs) {
-        DecodeCase c;
-        c.k_type = k;
-        c.v_type = v;
-        c.head_dim = hd;
-        c.m = m;
-        c.lengths = {200, 45};
-        SKIP_WITHOUT_TC(c);
-        const double err = tc_error(c, m == 1 ? 0 : 1);
-        std::printf("tc %s / %s, head dim %u, m %u: max relative error per head %.3g\n",
-                    std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, m, err);
-        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd << " m " << m;
-      }
+      for (const auto& [k, v] : pairs) expect_rounding_only(k, v, hd, m);
   for (uint32_t splits : {0u, 3u}) {
     DecodeCase c;
     c.k_type = c.v_type = KvType::f16;
