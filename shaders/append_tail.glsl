@@ -29,11 +29,11 @@
 #define TKV_APPEND_TAIL_GLSL
 
 // The pools, written here: the K and V pools of bindings 0 and 1 bound a second time (10: K,
-// 11: V), so that the splits' reads through 0 and 1 stay read-only to the driver. (With the writes
-// through bindings 0 and 1 themselves, the splits' tiles took ~1 us longer at 4K on an H100, in
-// both kernels: turbo3 tc 2.75 -> 3.62 us, f16 6.82 -> 7.89.) The splits read no word the tail
-// changes except those of the last old tokens' tiles and rows, whose other tokens' bits stay as
-// they were: either value of such a word gives the same scores.
+// 11: V), so that the splits' reads through 0 and 1 stay read-only to the driver. (Tried for the
+// fused call's slower tiles at 4K on an H100, turbo3 tc 3.62 us against 2.75 unfused: no change,
+// bench/results/2026-11-27-session18 run 3; kept as the cleaner contract.) The splits read no word
+// the tail changes except those of the last old tokens' tiles and rows, whose other tokens' bits
+// stay as they were: either value of such a word gives the same scores.
 layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
 layout(std430, binding = 10) buffer KPoolRW16 { uint16_t k_rw16[]; };
 layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
