@@ -65,18 +65,15 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
     return "the cooperative-matrix fragments of " + caps.name + " are not laid out as mma.m16n8k16";
   if (caps.subgroup_size != 32 || (caps.min_subgroup_size && caps.min_subgroup_size != 32))
     return "it needs subgroups of exactly 32 invocations";
-  auto offered = [](KvType t) { return traits(t).is_turbo || t == KvType::f16; };
-  if (!offered(s.k_type) || !offered(s.v_type))
-    return "it needs turbo or f16 K and V types (not " + std::string(type_name(s.k_type)) + " / " +
-           std::string(type_name(s.v_type)) + ")";
   const RowLayout k = RowLayout::make(s.k_type, s.head_dim), v = RowLayout::make(s.v_type, s.head_dim);
   for (const RowLayout* l : {&k, &v}) {
     if (traits(l->type).is_turbo && l->groups != 1)
       return "head dim " + std::to_string(s.head_dim) + " has " + std::to_string(l->groups) +
              " rotation groups per row; it handles one (head dim <= 64 or 128)";
-    // (f16 rows go straight into the fragments: whole 16-dim blocks, 16-byte loads a lane)
-    if (l->type == KvType::f16 && s.head_dim != 64 && s.head_dim != 128)
-      return "f16 rows of head dim " + std::to_string(s.head_dim) + ": it handles 64 and 128";
+    // (f16 and q8_0 rows go straight into the fragments: whole 16-dim blocks, 8- or 16-byte loads)
+    if (!traits(l->type).is_turbo && s.head_dim != 64 && s.head_dim != 128)
+      return std::string(type_name(l->type)) + " rows of head dim " + std::to_string(s.head_dim) +
+             ": it handles 64 and 128";
   }
   if (k.stored_dim != v.stored_dim)
     return "K and V rows of " + std::to_string(k.stored_dim) + " and " + std::to_string(v.stored_dim) +
@@ -94,7 +91,7 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the subgroups'
     // query maxima; the merge's flag and sums (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
-    auto entries = [](KvType t) -> uint32_t { return t == KvType::f16 ? 0 : t == KvType::turbo2 ? 16 : 64; };
+    auto entries = [](KvType t) -> uint32_t { return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t region = std::max(8 * 16 * tables, 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
     return region + 2 * dim * (p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;

@@ -78,7 +78,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, const P
 // Why the tensor-core variant (tc, shaders/decode_tc.comp) cannot run a shape on a device, in
 // words; "" when it can: VK_NV_cooperative_matrix with 16x8x16 f16 MMAs and mma.m16n8k16
 // fragments, subgroups of 32, turbo K and V with one rotation group per row (head dim <= 64 or
-// 128) or f16 rows of head dim 64 or 128 (either side), profile mode 0 or 1.
+// 128) or f16 / q8_0 rows of head dim 64 or 128 (either side), profile mode 0 or 1.
 std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& shape, ProfileMode mode = ProfileMode::full);
 
 // Shared memory the decode kernel declares for a plan (mirrors shaders/decode.comp).

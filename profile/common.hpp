@@ -46,8 +46,8 @@ void check_point(const DeviceCaps& caps, const Shape& shape, const TypePair& pai
 std::vector<Variant> point_variants(const DeviceCaps& caps, const Shape& shape, const TypePair& pair,
                                     const std::vector<Variant>& variants, uint32_t m = 1);
 
-// The variant a table names for a pair's planned calls: the plan's for turbo types; f16 names the
-// tensor cores (tc) where it runs there, else "native" (its one scalar kernel), as q8_0 always.
+// The variant a table names for a pair's planned calls: the plan's for turbo types; f16 and q8_0
+// name the tensor cores (tc) where they run there, else "native" (their one scalar kernel).
 std::string shown_variant(const TypePair& pair, Variant planned);
 
 // Progress on a terminal only; nothing when stderr is piped.

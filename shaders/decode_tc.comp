@@ -1,7 +1,7 @@
 #version 450
 // Split-K flash decoding over turbo (and f16) K and V on the tensor cores
-// (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 rows: K_ROWS,
-// V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and
+// (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 and q8_0 rows:
+// K_ROWS, V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and
 // partials as decode.comp; every split writes partials, and the last of its group merges them and
 // stores the output (split_merge.glsl).
 //
@@ -87,11 +87,16 @@ const uint BLOCKS = DIM / 16;
 const bool READS = MODE == MODE_FULL;
 const float NEG_INF = -1.0 / 0.0;
 
-// f16 K or V: rows of halves (kvcache/layout.hpp), read straight into the A fragments (exact
-// operands, no table). A lane's words of a tile are whole 16-byte loads: the MMAs' sums run over
-// dims (K) and tokens (V) in any order both operands share, so the rows' dims are assigned to the
-// fragments' slots where each lane's words lie side by side (k_slot, v_dim below).
-const bool K_ROWS = K_TYPE == TYPE_F16, V_ROWS = V_TYPE == TYPE_F16;
+// f16 and q8_0 K or V: rows (kvcache/layout.hpp), read straight into the A fragments (exact
+// operands, no table: q8_0's int8 values are exact f16 numbers). A lane's words of a tile are
+// whole 16-byte (q8_0: 8-byte) loads: the MMAs' sums run over dims (K) and tokens (V) in any order
+// both operands share, so the rows' dims are assigned to the fragments' slots where each lane's
+// words lie side by side (k_slot, v_dim below). q8_0's block scales cannot enter an f16 operand
+// exactly (d x q needs 19 bits): K's multiply per-block score accumulators after the MMAs (a
+// 16-dim step of the MMAs stays within one 32-dim block), V's go into the probabilities, one P
+// matrix per block (a 16-dim output block stays within one block of V).
+const bool K_Q8 = K_TYPE == TYPE_Q8_0, V_Q8 = V_TYPE == TYPE_Q8_0;
+const bool K_ROWS = K_TYPE == TYPE_F16 || K_Q8, V_ROWS = V_TYPE == TYPE_F16 || V_Q8;
 // Rows take no prefetch: a tile's f16 words are 64 registers a lane (8 KB a subgroup in flight).
 const bool PREFETCH = !K_ROWS && !V_ROWS;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
@@ -99,17 +104,24 @@ const bool PREFETCH = !K_ROWS && !V_ROWS;
 const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint V_MB = V_TYPE == TYPE_TURBO2 ? 1 : V_TYPE == TYPE_TURBO3 ? 2 : 3;
 const uint K_F = 2 * (K_MB + 1), V_F = 2 * (V_MB + 1);
-// Words per lane and tile (rows: 16 x DIM halves over 32 lanes).
-const uint K_LW = K_ROWS ? DIM / 4u : BLOCKS * K_F / 8, V_LW = V_ROWS ? DIM / 4u : BLOCKS * V_F / 8;
+// Words per lane and tile (rows: 16 x DIM halves, or bytes, over 32 lanes).
+const uint K_LW = K_Q8 ? DIM / 8u : K_ROWS ? DIM / 4u : BLOCKS * K_F / 8;
+const uint V_LW = V_Q8 ? DIM / 8u : V_ROWS ? DIM / 4u : BLOCKS * V_F / 8;
 // Tiles (rows: a row) and a page's region of one head, in words (16 rows of whole bytes: a
 // multiple of 4). (Word offsets, not bytes divided by 4: the driver then forms each load's address
 // with one add.)
 const uint K_TILE = K_ROWS ? K_BITS_ROW / 4u : 4 * (K_BITS_ROW + 2), V_TILE = V_ROWS ? V_BITS_ROW / 4u : 4 * (V_BITS_ROW + 2);
-const uint K_REGION = K_ROWS ? PAGE_SIZE * K_TILE : PAGE_SIZE / 16 * K_TILE;
-const uint V_REGION = V_ROWS ? PAGE_SIZE * V_TILE : PAGE_SIZE / 16 * V_TILE;
-const uint KQ = DIM / 32u;  // rows: a lane's 16-byte loads per K token (V: BLOCKS / 4)
+// q8_0: a token's scales (one f16 per 32-dim block) in words, after the page's rows (1: unused).
+const uint K_SW = K_Q8 ? DIM / 64u : 1u, V_SW = V_Q8 ? DIM / 64u : 1u;
+const uint K_SW2 = 2u * K_SW, V_SW2 = 2u * V_SW;  // (of two tokens: g and g + 8)
+const uint K_REGION = K_ROWS ? PAGE_SIZE * (K_TILE + (K_Q8 ? K_SW : 0u)) : PAGE_SIZE / 16 * K_TILE;
+const uint V_REGION = V_ROWS ? PAGE_SIZE * (V_TILE + (V_Q8 ? V_SW : 0u)) : PAGE_SIZE / 16 * V_TILE;
+// Rows: a lane's 16-byte loads per K token (f16; V: BLOCKS / 4), its 8-byte loads per K token
+// (q8_0), and q8_0's 32-dim blocks.
+const uint KQ = DIM / 32u;
 
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
+layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
 layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
 layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
 layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
@@ -271,7 +283,13 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
 // Rows: the fragment slot (k index) that K's dim d takes. fetch_tile gives lane 4g + c of each of
 // its tokens the 16 bytes at word 16 i + 4 c, i < KQ: word 16 i + 4 c + e' fills the lane's slot
 // s = 4 i + e', which BUILD_A_KROWS reads as block s / 2's register pair at k 8 (s % 2) + 2 c, + 1.
+// q8_0: lane c of each token loads the 8 bytes at word 8 b + 2 c of block b: its word 8 b + 2 c + x
+// holds block step kb = 2 b + x's k 2c, 2c + 1 (bytes 0, 1) and 2c + 8, 2c + 9 (bytes 2, 3).
 uint k_slot(uint d) {
+  if (K_Q8) {
+    const uint w = d / 4u, byte = d % 4u;
+    return 16u * (2u * (w / 8u) + w % 2u) + 8u * (byte / 2u) + 2u * ((w % 8u) / 2u) + byte % 2u;
+  }
   if (!K_ROWS) return d;
   const uint p = d / 2u, s = 4u * (p / 16u) + p % 4u;
   return 16u * (s / 2u) + 8u * (s % 2u) + 2u * ((p % 16u) / 4u) + d % 2u;
@@ -279,19 +297,37 @@ uint k_slot(uint d) {
 // The dim of V that row j of the output fragments of block db holds. Rows: the lane's 16-byte
 // words of a token are words BLOCKS g .. + BLOCKS - 1, word BLOCKS g + db (dims 2 (BLOCKS g + db),
 // + 1) gives block db's rows g and g + 8.
+// q8_0: lane g loads word 8 b + g of a token (block b): its bytes 2 x + h are rows g + 8 h of
+// output block db = 2 b + x.
 uint v_dim(uint db, uint j) {
+  if (V_Q8) return 32u * (db / 2u) + 4u * (j % 8u) + 2u * (db % 2u) + j / 8u;
   return V_ROWS ? 2u * (BLOCKS * (j % 8u) + db) + j / 8u : 16u * db + j;
 }
 
 // The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
-// Rows: tokens g and g + 8 of K (KQ words each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V (BLOCKS
-// words each).
-void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn, out uint vn) {
+// Rows: tokens g and g + 8 of K (KQ loads each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V (f16:
+// BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
+void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
+                out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
   const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
   const uint g = lane >> 2, c = lane & 3u;
-  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + (K_ROWS ? slot : slot / TILE) * K_TILE;
-  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + (V_ROWS ? slot : slot / TILE) * V_TILE;
-  if (K_ROWS) {
+  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION, vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
+  const uint kt = kr + (K_ROWS ? slot : slot / TILE) * K_TILE;
+  const uint vt = vr + (V_ROWS ? slot : slot / TILE) * V_TILE;
+  [[unroll]] for (uint h = 0; h < 2u; ++h) {
+    [[unroll]] for (uint i = 0; i < K_SW; ++i)
+      ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
+    [[unroll]] for (uint i = 0; i < V_SW; ++i)
+      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
+  }
+  if (K_Q8) {
+    [[unroll]] for (uint h = 0; h < 2u; ++h)
+      [[unroll]] for (uint b = 0; b < KQ; ++b) {
+        const uvec2 w = READS ? k2[(kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u] : uvec2(0u);
+        kw[2u * (KQ * h + b)] = w.x;
+        kw[2u * (KQ * h + b) + 1u] = w.y;
+      }
+  } else if (K_ROWS) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint i = 0; i < KQ; ++i) {
         const uvec4 w = READS ? k4[(kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u] : uvec4(0u);
@@ -300,7 +336,13 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   } else {
     [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
   }
-  if (V_ROWS) {
+  if (V_Q8) {
+    [[unroll]] for (uint u = 0; u < 4u; ++u)
+      [[unroll]] for (uint b = 0; b < KQ; ++b) {
+        const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
+        vw[KQ * u + b] = READS ? v1[vt + t * V_TILE + 8u * b + g] : 0u;
+      }
+  } else if (V_ROWS) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {
         const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
@@ -330,15 +372,46 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
     const f16vec2 x = unpackFloat2x16((r >> 1) == 0u ? (w0 & 0xffffu) | (w1 << 16) : (w0 >> 16) | (w1 & 0xffff0000u)); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
+// q8_0: two signed bytes of x (at bit 8 i and 8 j) as f16 numbers, exactly: offset binary under
+// an exponent of 1024 (0x64XX = 1024 + XX), less 1152.
+f16vec2 q8_pair(uint x, uint i, uint j) {
+  const uint u = x ^ 0x80808080u;
+  return unpackFloat2x16(((u >> (8u * i)) & 0xffu) | (((u >> (8u * j)) & 0xffu) << 16) | 0x64006400u) -
+         f16vec2(float16_t(1152.0));
+}
+f16vec2 q8_pair2(uint x0, uint x1, uint i) {  // byte i of x0 and of x1
+  const uint u0 = x0 ^ 0x80808080u, u1 = x1 ^ 0x80808080u;
+  return unpackFloat2x16(((u0 >> (8u * i)) & 0xffu) | (((u1 >> (8u * i)) & 0xffu) << 16) | 0x64006400u) -
+         f16vec2(float16_t(1152.0));
+}
+// q8_0: K step kb's A fragment (tokens g, g + 8; word 2 b + x of the token's words, b = kb / 2,
+// x = kb % 2: bytes 0, 1 at k 2c, bytes 2, 3 at k 2c + 8).
+#define BUILD_A_KQ8(kb, a)                                                                          \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    const f16vec2 x = q8_pair(kw[2u * (KQ * (r >> 1) + (kb) / 2u) + (kb) % 2u], 2u * (r & 1u), 2u * (r & 1u) + 1u); \
+    a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
+  }
+// q8_0: V block db's A fragment (rows g + 8 h: byte 2 (db % 2) + h of word b = db / 2 of a token;
+// k = tokens 2c + 8 (r & 1) and the next).
+#define BUILD_A_VQ8(db, a)                                                                          \
+  [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
+    const f16vec2 x = q8_pair2(vw[KQ * 2u * (r & 1u) + (db) / 2u], vw[KQ * (2u * (r & 1u) + 1u) + (db) / 2u], \
+                               2u * ((db) % 2u) + (r >> 1));                                         \
+    a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
+  }
 // An exact side's fragment, from rows or from a table.
 #define BUILD_A_K_EXACT(kb, a)                                                                      \
-  if (K_ROWS) {                                                                                     \
+  if (K_Q8) {                                                                                       \
+    BUILD_A_KQ8(kb, a)                                                                              \
+  } else if (K_ROWS) {                                                                              \
     BUILD_A_KROWS(kb, a)                                                                            \
   } else {                                                                                          \
     BUILD_A_EXACT(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, a)                                           \
   }
 #define BUILD_A_V_EXACT(db, a)                                                                      \
-  if (V_ROWS) {                                                                                     \
+  if (V_Q8) {                                                                                       \
+    BUILD_A_VQ8(db, a)                                                                              \
+  } else if (V_ROWS) {                                                                              \
     BUILD_A_VROWS(db, a)                                                                            \
   } else {                                                                                          \
     BUILD_A_EXACT(vw, db, V_F, V_LW, V_ENTRIES, TAB_V, a)                                           \
@@ -358,8 +431,8 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #define QR_MIN_SUBGROUP 32u
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
-  return is_v ? RowShape(V_TYPE, DIM, V_ROWS ? 0u : 1u, DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
-              : RowShape(K_TYPE, DIM, K_ROWS ? 0u : 1u, DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
+  return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
+              : RowShape(K_TYPE, DIM, K_Q8 ? KQ : K_ROWS ? 0u : 1u, K_Q8 ? 32u : DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
 }
 const uint TAIL_SLOT = 1;  // the tail's split slot
 #else
@@ -480,28 +553,30 @@ void main() {
     hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
-  uint kw[K_LW], vw[V_LW], kn, vn;
-  if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
+  uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
+  if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
     // The next tile's words, in flight while this one is computed (rows: this tile's).
-    uint nkw[K_LW], nvw[V_LW], nkn, nvn;
-    if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
-    if (!PREFETCH) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn);
+    uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
+    if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
+    if (!PREFETCH) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
     // (Exact K: one MMA per block, rows = the 16 tokens. WIDE: rows = the 16 tokens, C_hi times
-    // Q_hi and Q_lo, C_lo times Q_hi, into one accumulator.)
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
-    s[0] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
-    s[1] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    // Q_hi and Q_lo, C_lo times Q_hi, into one accumulator. q8_0 K: one accumulator per 32-dim
+    // block, s[kb / 2], scaled afterwards.)
+    const uint SACC = K_Q8 ? KQ : 2u;
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[SACC];
+    [[unroll]] for (uint j = 0; j < SACC; ++j) s[j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
       if (WIDE && K_EXACT) {
+        const uint sa = K_Q8 ? kb / 2u : 0u;
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_K_EXACT(kb, a)
-        s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
-        s[0] = coopMatMulAddNV(a, ql[kb], s[0]);
+        s[sa] = coopMatMulAddNV(a, qf[kb], s[sa]);
+        s[sa] = coopMatMulAddNV(a, ql[kb], s[sa]);
       } else if (WIDE) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
         BUILD_A(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, ah, al)
@@ -509,9 +584,10 @@ void main() {
         s[0] = coopMatMulAddNV(ah, ql[kb], s[0]);
         s[0] = coopMatMulAddNV(al, qf[kb], s[0]);
       } else if (K_EXACT) {
+        const uint sa = K_Q8 ? kb / 2u : 0u;
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_K_EXACT(kb, a)
-        s[0] = coopMatMulAddNV(a, qf[kb], s[0]);
+        s[sa] = coopMatMulAddNV(a, qf[kb], s[sa]);
       } else {
         [[unroll]] for (uint h = 0; h < 2u; ++h) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
@@ -526,7 +602,12 @@ void main() {
     const vec2 knorm = unpackHalf2x16(kn), vnorm = unpackHalf2x16(vn);
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const float si = K_EXACT || WIDE ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      float si = K_EXACT || WIDE ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      if (K_Q8) {  // the blocks' scales of the element's token (g or g + 8)
+        si = 0.0;
+        [[unroll]] for (uint b = 0; b < KQ; ++b)
+          si += s[b][i] * unpackHalf2x16(ks[K_SW * (i >> 1) + b / 2u])[b % 2u];
+      }
       sc[i] = (WIDE ? si : si + subgroupShuffleXor(si, 2u)) * ((i >> 1) == 0u ? knorm.x : knorm.y) * unscale;
     }
     if (pc.softcap > 0.0)
@@ -563,25 +644,52 @@ void main() {
       [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2; WIDE:
     // the rows' w_hi, and a second matrix, pl, their w_lo), built in registers (BUILD_B).
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf, pl;
-    float16_t pv[4], pv2[4];
+    float pr[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       const uint k = i & 1u;
-      const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
-      l_run[k] += p;
-      const float w = p == 0.0 ? 0.0 : p * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
-      const f16vec2 h = split_hilo(w);
-      pv[i] = WIDE || c < 2u ? h.x : h.y;
-      pv2[i] = h.y;
+      pr[i] = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
+      l_run[k] += pr[i];
     }
-    BUILD_B(pv, pf)
-    if (WIDE) {
-      BUILD_B(pv2, pl)
+#define BUILD_P(wv, pf, pl)                                                                         \
+  {                                                                                                 \
+    float16_t pv[4], pv2[4];                                                                        \
+    [[unroll]] for (uint i = 0; i < 4; ++i) {                                                       \
+      const f16vec2 h = split_hilo(wv[i]);                                                          \
+      pv[i] = WIDE || c < 2u ? h.x : h.y;                                                           \
+      pv2[i] = h.y;                                                                                 \
+    }                                                                                               \
+    BUILD_B(pv, pf)                                                                                 \
+    if (WIDE) {                                                                                     \
+      BUILD_B(pv2, pl)                                                                              \
+    }                                                                                               \
+  }
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> pf, pl;
+    if (V_Q8) {
+      // q8_0 V: per 32-dim block b, w = p x the token's scale d_b, and its two output blocks.
+      [[unroll]] for (uint b = 0; b < KQ; ++b) {
+        float w[4];
+        [[unroll]] for (uint i = 0; i < 4; ++i)
+          w[i] = pr[i] == 0.0 ? 0.0 : pr[i] * unpackHalf2x16(vs[V_SW * (i >> 1) + b / 2u])[b % 2u];
+        BUILD_P(w, pf, pl)
+        [[unroll]] for (uint x = 0; x < 2u; ++x) {
+          const uint db = 2u * b + x;
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
+          BUILD_A_VQ8(db, a)
+          acc[db] = coopMatMulAddNV(a, pf, acc[db]);
+          if (WIDE) acc[db] = coopMatMulAddNV(a, pl, acc[db]);
+        }
+      }
+    } else {
+      float w[4];
+      [[unroll]] for (uint i = 0; i < 4; ++i) w[i] = pr[i] == 0.0 ? 0.0 : pr[i] * ((i >> 1) == 0u ? vnorm.x : vnorm.y);
+      BUILD_P(w, pf, pl)
     }
 
     // Output: per 16-dim block, the V centroids (dims x tokens), hi then lo, times Pb.
     [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
-      if (V_EXACT) {
+      if (V_Q8) {
+        // (above)
+      } else if (V_EXACT) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_V_EXACT(db, a)
         acc[db] = coopMatMulAddNV(a, pf, acc[db]);
@@ -598,6 +706,8 @@ void main() {
       [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
       kn = nkn;
       vn = nvn;
+      [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = nks[i];
+      [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = nvs[i];
     }
   }
 

@@ -88,27 +88,29 @@ TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
       }
 }
 
-// f16 rows (exact operands, read straight into the fragments with their dims in the fragments'
-// own order): alone and beside a turbo side, head dims 128 and 64, one query and the wide form;
-// then row chunks, several queries, softcap and a window.
-TEST(TensorCores, F16RowsAreExact) {
+// f16 and q8_0 rows (exact operands, read straight into the fragments with their dims in the
+// fragments' own order; q8_0's block scales applied to per-block scores and per-block P): alone,
+// together and beside a turbo side, head dims 128 and 64, one query and the wide form; then row
+// chunks, several queries, softcap and a window.
+TEST(TensorCores, RowTypesAreExact) {
   SKIP_WITHOUT_TC(DecodeCase{});
   const std::pair<KvType, KvType> pairs[] = {
-      {KvType::f16, KvType::f16}, {KvType::f16, KvType::turbo3}, {KvType::turbo3, KvType::f16}};
+      {KvType::f16, KvType::f16},    {KvType::f16, KvType::turbo3}, {KvType::turbo3, KvType::f16},
+      {KvType::q8_0, KvType::q8_0},  {KvType::q8_0, KvType::f16},   {KvType::turbo3, KvType::q8_0}};
   for (uint32_t hd : {128u, 64u})
     for (uint32_t m : {1u, 2u})
       for (const auto& [k, v] : pairs) expect_rounding_only(k, v, hd, m);
-  for (uint32_t splits : {0u, 3u}) {
-    DecodeCase c;
-    c.k_type = c.v_type = KvType::f16;
-    c.ratio = 7;
-    c.m = 3;
-    c.lengths = {300, 77, 16};
-    c.options.softcap = 25.0f;
-    c.options.window = 100;
-    SKIP_WITHOUT_TC(c);
-    EXPECT_LE(tc_error(c, splits), kExactBound) << "splits " << splits;
-  }
+  for (KvType t : {KvType::f16, KvType::q8_0})
+    for (uint32_t splits : {0u, 3u}) {
+      DecodeCase c;
+      c.k_type = c.v_type = t;
+      c.ratio = 7;
+      c.m = 3;
+      c.lengths = {300, 77, 16};
+      c.options.softcap = 25.0f;
+      c.options.window = 100;
+      EXPECT_LE(tc_error(c, splits), kExactBound) << type_name(t) << " splits " << splits;
+    }
 }
 
 TEST(TensorCores, SmallHeadDims) {

@@ -214,17 +214,15 @@ TEST(Plan, TensorCoresNameWhatIsMissing) {
   no_shape.cooperative_matrix_shapes = {"16x8x16 f16*f16+f16 subgroup"};
   EXPECT_NE(tc_error(no_shape, llama8b(4096)).find("16x8x16 f16*f16+f32"), std::string::npos);
   DecodeShape s = llama8b(4096);
-  s.k_type = KvType::q8_0;
-  EXPECT_NE(tc_error(caps, s).find("turbo or f16 K and V"), std::string::npos);
-  s = llama8b(4096);
   s.head_dim = 256;
   EXPECT_NE(tc_error(caps, s).find("rotation groups"), std::string::npos);
-  // f16 rows go straight into the fragments: head dims 64 and 128, alone or beside a turbo side.
+  // f16 and q8_0 rows go straight into the fragments: head dims 64 and 128, alone or beside a
+  // turbo side.
   for (uint32_t dim : {64u, 128u, 96u, 256u})
-    for (KvType v : {KvType::f16, KvType::turbo3}) {
+    for (KvType v : {KvType::f16, KvType::turbo3, KvType::q8_0}) {
       s = llama8b(4096);
       s.head_dim = dim;
-      s.k_type = KvType::f16;
+      s.k_type = v == KvType::q8_0 ? KvType::q8_0 : KvType::f16;
       s.v_type = v;
       const std::string e = tc_error(caps, s);
       if (dim == 64 || dim == 128) {
@@ -234,7 +232,7 @@ TEST(Plan, TensorCoresNameWhatIsMissing) {
         EXPECT_NE(e, "") << dim;
       }
       if (dim == 96) {
-        EXPECT_NE(e.find("f16 rows of head dim 96"), std::string::npos) << e;
+        EXPECT_NE(e.find(" rows of head dim 96"), std::string::npos) << e;
       }
     }
   EXPECT_NE(tc_error(caps, llama8b(4096), ProfileMode::norm_only).find("profile modes 0 and 1"), std::string::npos);
