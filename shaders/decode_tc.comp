@@ -1,9 +1,9 @@
 #version 450
 // Split-K flash decoding over turbo (and f16) K and V on the tensor cores
 // (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 and q8_0 rows:
-// K_ROWS, V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants and
-// partials as decode.comp; every split writes partials, and the last of its group merges them and
-// stores the output (split_merge.glsl).
+// K_ROWS, V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants
+// and partials as decode.comp; every split writes partials, and the last of its group merges them
+// and stores the output (split_merge.glsl).
 //
 // A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
 // tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
