@@ -269,21 +269,17 @@ DispatchPolicy DispatchPolicy::defaults(const DeviceCaps& caps) {
   p.source_ = std::string("defaults: ") + row.label;
   p.fallback_source_ = p.source_;
   // Where the tensor-core variant runs (VK_NV_cooperative_matrix with the fragment layout it
-  // builds), it is the default for every turbo K type at every depth: H100, 2026-11-24
-  // (bench/results/2026-11-24-h100-session5/), on the tile layout, turbo2 / turbo3 / turbo4 tc at
-  // 8K 22.6 / 23.6 / 25.6 us, 32K 37.6 / 39.6 / 47.4, 128K 94.7 / 97.5 / 127.7, against smem's
-  // 30.2 / 32.8 / 30.7, 61.7 / 70.0 / 61.7, 184 / 215 / 182 on the row layout it replaced. A shape
-  // tc cannot run (say f16 V, or two rotation groups) falls back to the row's variant.
-  // f16 rows too (session 18, H100, bench/results/2026-11-27-session18/run10: llama8b f16, µs
-  // per call, scalar kernel / tc: m 1 8K 24.1 / 22.5, 32K 59.4 / 57.6; m 2 32K 90.5 / 61.6; m 3
-  // 32K 181 / 70.2; m 8 8K 112.6 / 38.4, 32K 369.5 / 107.5; batch 16 8K 158.2 / 157.0).
-  if (caps.cooperative_matrix_nv && caps.mma_fragment_layout && row.vendor == Vendor::nvidia && !row.cpu) {
-    for (KvType t : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
-      p.rules_.push_back({.k_type = t, .variant = Variant::tc,
-                          .note = "tensor cores, measured on an H100"});
-    p.rules_.push_back({.k_type = KvType::f16, .variant = Variant::tc,
-                        .note = "tensor cores for f16 rows, measured on an H100"});
-  }
+  // builds), it is the default for every K type at every depth. Measured on an H100 (llama8b, us
+  // per call): turbo2 / turbo3 / turbo4, 2026-11-24 (bench/results/2026-11-24-h100-session5/),
+  // tc at 8K 22.6 / 23.6 / 25.6, 32K 37.6 / 39.6 / 47.4, 128K 94.7 / 97.5 / 127.7 against smem's
+  // 30.2 / 32.8 / 30.7, 61.7 / 70.0 / 61.7, 184 / 215 / 182; f16, 2026-11-27
+  // (bench/results/2026-11-27-session18/run10), scalar kernel / tc: m 1 8K 24.1 / 22.5, 32K
+  // 59.4 / 57.6; m 3 32K 181 / 70.2; m 8 32K 369.5 / 107.5; q8_0, the same day
+  // (bench/results/2026-11-27-session19/run1): m 1 1K 11.8 / 10.6, 8K 25.7 / 19.2, 32K 53.6 /
+  // 45.5; m 2 32K 94.7 / 45.3; m 3 32K 227 / 65.0; m 8 32K 460.5 / 110.4; batch 16 8K 145.9 /
+  // 118.4. A shape tc cannot run (say two rotation groups) falls back to the row's variant.
+  if (caps.cooperative_matrix_nv && caps.mma_fragment_layout && row.vendor == Vendor::nvidia && !row.cpu)
+    p.rules_.push_back({.variant = Variant::tc, .note = "tensor cores, measured on an H100"});
   p.rules_.push_back({.variant = row.variant, .note = "built-in placeholder"});
   p.fallback_ = p.rules_;  // still the defaults after set_rules
   return p;

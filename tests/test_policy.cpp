@@ -118,18 +118,18 @@ TEST_F(PolicyTest, NvidiaUsesTheSharedMemoryCodebookAtEveryDepth) {
   EXPECT_EQ(plan_decode(h100(), llama8b(131072), c.request).variant, Variant::smem);
 }
 
-TEST_F(PolicyTest, NvidiaWithTensorCoresUsesTcForTurboAndF16KAtEveryDepth) {
+TEST_F(PolicyTest, NvidiaWithTensorCoresUsesTcForEveryKTypeAtEveryDepth) {
   // The H100 measurements of 2026-11-24 (session 5, tile layout): tc faster for every turbo type;
-  // of 2026-11-27 (session 18): for f16 rows too. Only where the probe found the fragment layout.
+  // of 2026-11-27 (sessions 18, 19): for f16 and q8_0 rows too. Only where the probe found the
+  // fragment layout.
   DeviceCaps caps = h100_tensor_cores();
   const auto policy = DispatchPolicy::defaults(caps);
-  for (KvType t : {KvType::turbo2, KvType::turbo3, KvType::turbo4, KvType::f16}) {
+  for (KvType t : kAllTypes) {
     EXPECT_EQ(policy.choose(llama8b(1, t)).request.variant, Variant::tc) << type_name(t);
     EXPECT_EQ(policy.choose(llama8b(4096, t)).request.variant, Variant::tc) << type_name(t);
     EXPECT_EQ(policy.choose(llama8b(32768, t)).request.variant, Variant::tc) << type_name(t);
     EXPECT_EQ(policy.choose(llama8b(131072, t)).request.variant, Variant::tc) << type_name(t);
   }
-  EXPECT_EQ(policy.choose(llama8b(131072, KvType::q8_0)).request.variant, Variant::smem);
   EXPECT_EQ(policy.base_variant(), Variant::smem);  // what a shape tc cannot run falls back to
   EXPECT_EQ(plan_decode(caps, llama8b(131072), policy.choose(llama8b(131072)).request).variant, Variant::tc);
   caps.mma_fragment_layout = false;
