@@ -117,4 +117,15 @@ inline std::vector<float> run_decode(FilledCache& f, const DecodeCase& c, std::s
   return out;
 }
 
+// Two decodes of one cache that differ only in their order of rounding (split counts, where the
+// merge runs) agree to 1e-5 per head; the tensor-core kernel rounds each probability to f16 for its
+// MMAs, where the split's running maximum moves that rounding, so its results agree to 2e-5 (the
+// bound test_decode_tc holds tc's exact operand pairs to against the reference).
+inline double rounding_bound(Variant variant) { return variant == Variant::tc ? 2e-5 : 1e-5; }
+
+// The variant the call would run (its plan: the dispatch policy, then the planner).
+inline Variant planned_variant(FilledCache& f, const DecodeCase& c, const DecodeOptions& options) {
+  return Decoder(*f.cache, c.kv_heads * c.ratio).plan(0, f.seqs, c.m, options).variant;
+}
+
 }  // namespace tkv::testing

@@ -42,8 +42,8 @@ double tc_error(const DecodeCase& c, uint32_t splits = 0) {
 
 // Operands exact up to float rounding: a pair's error (ragged batch of two, the wide form at m 2
 // through a forced split count, which the plan gives only to splits of 8 steps or more), printed
-// for the record and held to kRoundingBound.
-constexpr double kRoundingBound = 2e-5;
+// for the record and held to tc's rounding bound (decode_fixture.hpp).
+const double kRoundingBound = rounding_bound(Variant::tc);
 void expect_rounding_only(KvType k, KvType v, uint32_t head_dim, uint32_t m) {
   DecodeCase c;
   c.k_type = k;
