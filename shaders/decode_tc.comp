@@ -97,7 +97,12 @@ const float NEG_INF = -1.0 / 0.0;
 // matrix per block (a 16-dim output block stays within one block of V).
 const bool K_Q8 = K_TYPE == TYPE_Q8_0, V_Q8 = V_TYPE == TYPE_Q8_0;
 const bool K_ROWS = K_TYPE == TYPE_F16 || K_Q8, V_ROWS = V_TYPE == TYPE_F16 || V_Q8;
-// Rows take no prefetch: a tile's f16 words are 64 registers a lane (8 KB a subgroup in flight).
+// Rows take no whole-tile prefetch: a tile's f16 words are 64 registers a lane (8 KB a subgroup
+// in flight). They load a tile's V at the top of its step (in flight during the scores) and the
+// next tile's K after the scores (in flight during the softmax and the output), in K's registers.
+// (H100, session 19 runs 4-5, against the whole tile at the top of its step: f16 m 3 / m 8 at 32K
+// -8%, q8_0 m 1 at 32K / 128K -7% / -6%, batch 16 8K -5%; q8_0's wide form +1% (m 3) / +4%
+// (m 8); registers 151 -> 161 (f16), 146 -> 168 (q8_0).)
 const bool PREFETCH = !K_ROWS && !V_ROWS;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
 // negative bits) at bit F j of the lane's words; norms after the bits (one group).
@@ -304,22 +309,20 @@ uint v_dim(uint db, uint j) {
   return V_ROWS ? 2u * (BLOCKS * (j % 8u) + db) + j / 8u : 16u * db + j;
 }
 
-// The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1).
-// Rows: tokens g and g + 8 of K (KQ loads each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V (f16:
-// BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
-void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
-                out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
-  const uint page = split_pages[tb / PAGE_SIZE - first_page], slot = tb % PAGE_SIZE;
+// The lane's words and norms of the tile at token tb (zeros and norms 1 in profile mode 1), K's
+// and V's apart (rows load a tile's V at the top of its step and the next tile's K after its
+// scores). Rows: tokens g and g + 8 of K (KQ loads each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V
+// (f16: BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
+uint tile_page(uint tb, uint first_page) { return split_pages[tb / PAGE_SIZE - first_page]; }
+
+void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE;
   const uint g = lane >> 2, c = lane & 3u;
-  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION, vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
+  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
   const uint kt = kr + (K_ROWS ? slot : slot / TILE) * K_TILE;
-  const uint vt = vr + (V_ROWS ? slot : slot / TILE) * V_TILE;
-  [[unroll]] for (uint h = 0; h < 2u; ++h) {
+  [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
       ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
-    [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
-  }
   if (K_Q8) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
@@ -336,6 +339,18 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   } else {
     [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
   }
+  // (norms of tokens g and g + 8; rows have none)
+  kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
+}
+
+void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE;
+  const uint g = lane >> 2, c = lane & 3u;
+  const uint vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
+  const uint vt = vr + (V_ROWS ? slot : slot / TILE) * V_TILE;
+  [[unroll]] for (uint h = 0; h < 2u; ++h)
+    [[unroll]] for (uint i = 0; i < V_SW; ++i)
+      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
   if (V_Q8) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
@@ -352,9 +367,13 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   } else {
     [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
   }
-  // (norms of tokens g and g + 8; rows have none)
-  kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
   vn = READS && !V_ROWS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
+}
+
+void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
+                out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
+  fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
+  fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 }
 
 // Rows: K block kb's A fragment (tokens g, g + 8 x k 2c, 2c + 8: slots 2 kb, 2 kb + 1 of each
@@ -555,12 +574,14 @@ void main() {
   }
   uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
   if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
+  if (!PREFETCH && start + sg * TILE < end) fetch_k(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
-    // The next tile's words, in flight while this one is computed (rows: this tile's).
+    // The next tile's words, in flight while this one is computed (rows: this tile's V; the next
+    // one's K below).
     uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
     if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
-    if (!PREFETCH) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
+    if (!PREFETCH) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
@@ -612,6 +633,8 @@ void main() {
     }
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
+    // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
+    if (!PREFETCH && tb + STEP < end) fetch_k(tb + STEP, lane, kvh, first_page, kw, kn, ks);
     // Masks: rows past the group's, tokens past the split's end, before a row's window or after
     // its own position; a tile inside every row's range (most of them) needs only the rows'.
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
