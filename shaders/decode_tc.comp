@@ -1,5 +1,5 @@
 #version 450
-// Split-K flash decoding over turbo (and f16) K and V on the tensor cores
+// Split-K flash decoding over turbo, f16 and q8_0 K and V on the tensor cores
 // (VK_NV_cooperative_matrix), the "tc" variant of attention/decoder.hpp. (f16 and q8_0 rows:
 // K_ROWS, V_ROWS below; what follows describes the turbo tiles.) Same bindings, push constants
 // and partials as decode.comp; every split writes partials, and the last of its group merges them
