@@ -391,31 +391,27 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
     const f16vec2 x = unpackFloat2x16((r >> 1) == 0u ? (w0 & 0xffffu) | (w1 << 16) : (w0 >> 16) | (w1 & 0xffff0000u)); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
-// q8_0: two signed bytes of x (at bit 8 i and 8 j) as f16 numbers, exactly: offset binary under
-// an exponent of 1024 (0x64XX = 1024 + XX), less 1152.
-f16vec2 q8_pair(uint x, uint i, uint j) {
-  const uint u = x ^ 0x80808080u;
-  return unpackFloat2x16(((u >> (8u * i)) & 0xffu) | (((u >> (8u * j)) & 0xffu) << 16) | 0x64006400u) -
-         f16vec2(float16_t(1152.0));
-}
-f16vec2 q8_pair2(uint x0, uint x1, uint i) {  // byte i of x0 and of x1
+// q8_0: two signed bytes, byte i of x0 and byte j of x1, as f16 numbers, exactly: offset binary
+// under an exponent of 1024 (0x64XX = 1024 + XX), less 1152.
+f16vec2 q8_pair(uint x0, uint i, uint x1, uint j) {
   const uint u0 = x0 ^ 0x80808080u, u1 = x1 ^ 0x80808080u;
-  return unpackFloat2x16(((u0 >> (8u * i)) & 0xffu) | (((u1 >> (8u * i)) & 0xffu) << 16) | 0x64006400u) -
+  return unpackFloat2x16(((u0 >> (8u * i)) & 0xffu) | (((u1 >> (8u * j)) & 0xffu) << 16) | 0x64006400u) -
          f16vec2(float16_t(1152.0));
 }
 // q8_0: K step kb's A fragment (tokens g, g + 8; word 2 b + x of the token's words, b = kb / 2,
 // x = kb % 2: bytes 0, 1 at k 2c, bytes 2, 3 at k 2c + 8).
 #define BUILD_A_KQ8(kb, a)                                                                          \
   [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
-    const f16vec2 x = q8_pair(kw[2u * (KQ * (r >> 1) + (kb) / 2u) + (kb) % 2u], 2u * (r & 1u), 2u * (r & 1u) + 1u); \
+    const uint w = kw[2u * (KQ * (r >> 1) + (kb) / 2u) + (kb) % 2u];                                \
+    const f16vec2 x = q8_pair(w, 2u * (r & 1u), w, 2u * (r & 1u) + 1u);                             \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
 // q8_0: V block db's A fragment (rows g + 8 h: byte 2 (db % 2) + h of word b = db / 2 of a token;
 // k = tokens 2c + 8 (r & 1) and the next).
 #define BUILD_A_VQ8(db, a)                                                                          \
   [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
-    const f16vec2 x = q8_pair2(vw[KQ * 2u * (r & 1u) + (db) / 2u], vw[KQ * (2u * (r & 1u) + 1u) + (db) / 2u], \
-                               2u * ((db) % 2u) + (r >> 1));                                         \
+    const uint byte = 2u * ((db) % 2u) + (r >> 1);                                                  \
+    const f16vec2 x = q8_pair(vw[KQ * 2u * (r & 1u) + (db) / 2u], byte, vw[KQ * (2u * (r & 1u) + 1u) + (db) / 2u], byte); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
 // An exact side's fragment, from rows or from a table.
