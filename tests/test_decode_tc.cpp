@@ -1,8 +1,8 @@
 // The tensor-core variant (tc, shaders/decode_tc.comp) against the float64 reference over the
 // reference-dequantized cache: the same 1e-4 bound per head as every other variant, over turbo,
-// f16 and q8_0 type pairs, GQA ratios that need row chunks, several queries, ragged batches, forced split
-// counts, softcap and windows. Skipped, with the reason, where the device offers no tc (lavapipe:
-// no VK_NV_cooperative_matrix); the plan tests check those reasons without a GPU.
+// f16 and q8_0 type pairs, GQA ratios that need row chunks, several queries, ragged batches,
+// forced split counts, softcap and windows. Skipped, with the reason, where the device offers no
+// tc (lavapipe: no VK_NV_cooperative_matrix); the plan tests check those reasons without a GPU.
 #include <gtest/gtest.h>
 
 #include <cstdio>
