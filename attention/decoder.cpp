@@ -103,6 +103,10 @@ PolicyChoice resolve_request(const DispatchPolicy& policy, const DecodeShape& sh
     c.request.unroll = options.unroll;
     changed += " unroll " + std::to_string(options.unroll);
   }
+  if (options.subgroups) {
+    c.request.subgroups = options.subgroups;
+    changed += " subgroups " + std::to_string(options.subgroups);
+  }
   c.request.mode = options.profile_mode;
   if (!changed.empty()) c.reason += "; options:" + changed;
   return c;
@@ -372,9 +376,11 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     }
   }
   const bool khr = tc && cache_.context().coopmat_khr();
-  if (tc) {  // B_NATIVE (id 16): B fragments in mma's order (KHR matrices, kvcache/vk/coopmat_khr.hpp)
+  if (tc) {  // B_NATIVE (id 16): B fragments in mma's order (KHR matrices, kvcache/vk/coopmat_khr.hpp);
+             // WG (17): the workgroup's invocations
     if (!fused) constants.insert(constants.end(), {0u, 0u});
     constants.push_back(khr ? 1u : 0u);
+    constants.push_back(p.workgroup);
   }
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays

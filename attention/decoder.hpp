@@ -46,6 +46,7 @@ struct DecodeOptions {
   // Tuning overrides (0: the dispatch policy's or the plan's choice); turboprof tune measures them.
   uint32_t dims_per_lane = 0;
   uint32_t unroll = 0;
+  uint32_t subgroups = 0;  // tc only: subgroups per workgroup, 4, 6 or 8 (others ignore it)
   // record_append_decode only.
   AppendFusion fusion = AppendFusion::automatic;
 };

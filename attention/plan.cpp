@@ -88,12 +88,13 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
     // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
     // turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs, then the merged rows;
-    // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the subgroups'
-    // query maxima; the merge's flag and sums (shaders/split_merge.glsl).
+    // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the first 4
+    // subgroups' query maxima; the merge's flag and sums (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
     auto entries = [](KvType t) -> uint32_t { return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
-    const uint32_t region = std::max(8 * 16 * tables, 8 * ((4 * p.rows * (dim + 2) + 1) / 2));
+    const uint32_t subgroups = p.workgroup / 32;
+    const uint32_t region = std::max(8 * 16 * tables, 8 * ((subgroups * p.rows * (dim + 2) + 1) / 2));
     return region + 2 * dim * (p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
@@ -214,6 +215,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     fail(ErrorCode::invalid_argument, "decode: dims per lane must be 4, 8, 16 or 32");
   if (request.unroll && (request.unroll > 8 || (request.unroll & (request.unroll - 1))))
     fail(ErrorCode::invalid_argument, "decode: unroll must be 1, 2, 4 or 8");
+  if (request.subgroups && request.subgroups != 4 && request.subgroups != 6 && request.subgroups != 8)
+    fail(ErrorCode::invalid_argument, "decode: subgroups per workgroup must be 4, 6 or 8");
 
   if (s.page_size == 0 || s.page_size % 16 != 0)
     fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of 16");
@@ -271,14 +274,14 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.shared_bytes = decode_shared_bytes(caps, s, p);
   };
   if (p.variant == Variant::tc) {
-    // Four subgroups, each streaming tiles of 16 tokens; the MMAs' 8 columns hold 4 rows' hi and
-    // lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a second matrix: a
-    // workgroup takes at most 8 query rows.
+    // Four subgroups (6 or 8 on request), each streaming tiles of 16 tokens; the MMAs' 8 columns
+    // hold 4 rows' hi and lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a
+    // second matrix: a workgroup takes at most 8 query rows.
     if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
       fail(ErrorCode::invalid_argument, "decode: variant tc cannot run here: " + problem);
-    p.workgroup = 128;
+    p.workgroup = 32 * (request.subgroups ? request.subgroups : 4);
     p.team = 32;
-    p.unroll = 16;  // tokens_per_step(): 4 subgroups x 16 tokens
+    p.unroll = 16;  // tokens_per_step(): subgroups x 16 tokens
     p.dims_per_lane = k_dim;
     tc_rows(8);
   }
@@ -306,7 +309,7 @@ std::string DecodePlan::describe() const {
   std::ostringstream o;
   o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
     << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup;
-  if (variant == Variant::tc) o << " (4 subgroups x 16-token tiles on the tensor cores), ";
+  if (variant == Variant::tc) o << " (" << workgroup / 32 << " subgroups x 16-token tiles on the tensor cores), ";
   else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), ";
   o << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
     << " B shared" << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;

@@ -38,6 +38,7 @@ struct PlanRequest {
   ProfileMode mode = ProfileMode::full;
   uint32_t dims_per_lane = 0;  // tuning override: 4, 8, 16 or 32
   uint32_t unroll = 0;         // tuning override: 1, 2, 4 or 8
+  uint32_t subgroups = 0;      // tuning override, tc only: subgroups per workgroup, 4, 6 or 8
 };
 
 struct DecodePlan {

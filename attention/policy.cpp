@@ -69,6 +69,7 @@ const DefaultRow& default_row(const DeviceCaps& caps) {
 
 bool dpl_valid(uint32_t v) { return v == 0 || v == 4 || v == 8 || v == 16 || v == 32; }
 bool unroll_valid(uint32_t v) { return v == 0 || v == 1 || v == 2 || v == 4 || v == 8; }
+bool subgroups_valid(uint32_t v) { return v == 0 || v == 4 || v == 6 || v == 8; }
 
 std::string known_variants() {
   std::string s;
@@ -438,6 +439,10 @@ PolicyChoice apply_environment(PolicyChoice choice) {
   if (const auto v = env_u32("TKV_UNROLL", unroll_valid, "one of 0, 1, 2, 4, 8")) {
     choice.request.unroll = *v;
     changed += " TKV_UNROLL=" + std::to_string(*v);
+  }
+  if (const auto v = env_u32("TKV_SUBGROUPS", subgroups_valid, "one of 0, 4, 6, 8")) {
+    choice.request.subgroups = *v;
+    changed += " TKV_SUBGROUPS=" + std::to_string(*v);
   }
   if (!changed.empty()) choice.reason += "; environment:" + changed;
   return choice;

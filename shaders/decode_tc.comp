@@ -5,8 +5,8 @@
 // and partials as decode.comp; every split writes partials, and the last of its group merges them
 // and stores the output (split_merge.glsl).
 //
-// A workgroup = 4 subgroups; each streams its own tiles of 16 consecutive tokens (the cache's
-// tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
+// A workgroup = 4 subgroups (6 or 8 on request: WG); each streams its own tiles of 16 consecutive
+// tokens (the cache's tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
 //   scores  S[16 x 8] = sum over 16-dim blocks of  [C_hi; C_lo][16 x 16 dims] . Qb[16 dims x 8]
 //           (per half of 8 tokens: rows g and g + 8 are token g's hi and lo halves, summed after)
 //   output  O[16 dims x 8]  += C^T[16 dims x 16 tokens] . Pb[16 tokens x 8]      (per dim block)
@@ -70,9 +70,10 @@ layout(constant_id = 14) const uint K_NEW_F16 = 0;  // fused append: the new row
 layout(constant_id = 15) const uint V_NEW_F16 = 0;
 layout(constant_id = 16) const uint B_NATIVE = 0;  // 1: B fragments in mma.m16n8k16's own order (KHR)
 
-layout(local_size_x = 128) in;
+layout(constant_id = 17) const uint WG = 128;  // invocations: 4, 6 or 8 subgroups of 32
+layout(local_size_x_id = 17) in;
 
-const uint WG = 128, SUBGROUPS = 4, TILE = 16, STEP = SUBGROUPS * TILE;
+const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
 // Up to 4 rows, Qb's 8 columns hold the rows' q_hi and q_lo (hi + lo columns summed afterwards);
 // WIDE (5 to 8 rows), they hold 8 rows' q_hi and a second matrix their q_lo, so that the tile's
@@ -161,7 +162,7 @@ const float CS = 1024.0;
 const float CS2 = 48.17617;
 const bool K_EXACT = K_TYPE == TYPE_TURBO2 || K_ROWS, V_EXACT = V_TYPE == TYPE_TURBO2 || V_ROWS;
 const float K_CS = K_ROWS ? 1.0 : K_EXACT ? CS2 : CS, V_CS = V_ROWS ? 1.0 : V_EXACT ? CS2 : CS;
-shared float qmax_sh[SUBGROUPS];  // each subgroup's largest |q|
+shared float qmax_sh[4];  // the largest |q| of each subgroup that holds query rows
 
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
 // in f16), lo = x - hi is exact in f32. (Written with integer bits: the driver folded
@@ -512,15 +513,19 @@ void main() {
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   const uint lane8 = (lane % 16u) * 8u;
 
-  // Query rows (scaled), rotated as the cache's K rows were: subgroup sg holds row sg (and WIDE,
-  // row sg + 4), dim lane + 32 i in qv[i] (qv2[i]). The Hadamard's butterflies are shuffles across
-  // lanes and register pairs within one: no shared memory, no barrier (in shared memory, with the
-  // 512 atomics of the query scale, they cost ~2 us per call on an H100).
+  // Query rows (scaled), rotated as the cache's K rows were: subgroup sg < 4 holds row sg (and
+  // WIDE, row sg + 4), dim lane + 32 i in qv[i] (qv2[i]); further subgroups hold none. The
+  // Hadamard's butterflies are shuffles across lanes and register pairs within one: no shared
+  // memory, no barrier (in shared memory, with the 512 atomics of the query scale, they cost ~2 us
+  // per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
+  const bool q_rows = sg < 4u;
   float qv[4], qv2[4];
-  float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
-  if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
-  if (lane == 0u) qmax_sh[sg] = amax;
+  if (q_rows) {
+    float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
+    if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
+    if (lane == 0u) qmax_sh[sg] = amax;
+  }
   // The tables meanwhile (the region holds nothing else yet).
   for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
     region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
@@ -533,7 +538,7 @@ void main() {
   const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
-    if (i < QV) {
+    if (q_rows && i < QV) {
       const uint k = k_slot(lane + 32u * i);
       const f16vec2 h = split_hilo(qv[i] * qs);
       frag[sg * DIM + k] = h.x;

@@ -237,6 +237,12 @@ TEST(AppendDecode, EveryVariant) {
     DecodeShape s{c.k_type, c.v_type, c.head_dim, c.kv_heads * c.ratio, c.kv_heads, 2, c.m, 239, kPage};
     if (variant == Variant::tc && !tensor_core_problem(caps, s).empty()) continue;
     run_fused(c);
+    if (variant == Variant::tc)  // workgroups of 6 and 8 subgroups (a tuning request): the tail too
+      for (uint32_t sgs : {6u, 8u}) {
+        c.options.subgroups = sgs;
+        c.seed += 100;
+        run_fused(c);
+      }
   }
 }
 

@@ -71,6 +71,33 @@ TEST(TensorCores, EveryTurboPairIsExact) {
       for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) expect_rounding_only(k, v, 128, m);
 }
 
+// Workgroups of 6 and 8 subgroups (a tuning request; the first four hold the query rows, every
+// one streams tiles): turbo, f16 and q8_0, 4 rows and the wide form, the plan's and forced split
+// counts, GQA 7 with softcap and several queries.
+TEST(TensorCores, SixAndEightSubgroupsAreExact) {
+  SKIP_WITHOUT_TC(DecodeCase{});
+  for (uint32_t sgs : {6u, 8u})
+    for (KvType t : {KvType::turbo3, KvType::f16, KvType::q8_0})
+      for (uint32_t m : {1u, 2u})
+        for (uint32_t splits : {0u, 1u, 3u}) {
+          DecodeCase c;
+          c.k_type = t;
+          c.v_type = t == KvType::turbo3 ? KvType::turbo2 : t;
+          c.m = m;
+          c.lengths = {300, 77};
+          c.options.subgroups = sgs;
+          EXPECT_LE(tc_error(c, splits), kExactBound)
+              << sgs << " subgroups, " << type_name(t) << " m " << m << " splits " << splits;
+        }
+  DecodeCase c;
+  c.ratio = 7;
+  c.m = 3;
+  c.lengths = {500, 16};
+  c.options.softcap = 25.0f;
+  c.options.subgroups = 6;
+  EXPECT_LE(tc_error(c), kExactBound);
+}
+
 // Up to 56 rows: 1 to 8 rows a chunk, partly filled, and row chunks. The plan's split count (short
 // splits: chunks of up to 4 rows) and a forced one (wide chunks of up to 8 rows).
 TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {

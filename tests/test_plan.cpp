@@ -202,6 +202,43 @@ TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   EXPECT_NE(m8.describe().find("8 query rows each (4 chunks)"), std::string::npos) << m8.describe();
 }
 
+// A tuning request: 6 or 8 subgroups a workgroup (more warps per split where the splits fill two
+// workgroups an SM), each on its own 16-token tiles: steps of 96 or 128 tokens, whole-step
+// splits, the subgroups' outputs in shared memory; the plain kernels and bad counts.
+TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
+  const auto caps = h100_tensor_cores();
+  const auto four = plan_decode(caps, llama8b(32768), {.variant = Variant::tc});
+  for (uint32_t sgs : {6u, 8u}) {
+    SCOPED_TRACE(sgs);
+    const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = sgs});
+    EXPECT_EQ(p.workgroup, 32u * sgs);
+    EXPECT_EQ(p.tokens_per_step(), 16u * sgs);
+    EXPECT_EQ(p.chunk % (16u * sgs), 0u);
+    EXPECT_GE(p.splits * p.chunk, 32768u);
+    EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
+    EXPECT_GT(p.shared_bytes, four.shared_bytes);  // the subgroups' outputs
+    EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
+    EXPECT_NE(p.describe().find(std::to_string(sgs) + " subgroups x 16-token tiles"), std::string::npos) << p.describe();
+    const auto wide = plan_decode(caps, llama8b(32768, 1, 2), {.variant = Variant::tc, .subgroups = sgs});
+    EXPECT_EQ(wide.rows, 8u);
+    EXPECT_EQ(wide.workgroup, 32u * sgs);
+  }
+  EXPECT_EQ(four.workgroup, 128u);
+  EXPECT_EQ(plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = 4}).chunk, four.chunk);
+  // The other variants keep their own workgroups.
+  EXPECT_EQ(plan_decode(caps, llama8b(32768), {.variant = Variant::smem, .subgroups = 8}).workgroup,
+            plan_decode(caps, llama8b(32768), {.variant = Variant::smem}).workgroup);
+  for (uint32_t bad : {1u, 5u, 7u, 16u}) {
+    try {
+      plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = bad});
+      ADD_FAILURE() << bad << " subgroups planned";
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find("subgroups per workgroup must be 4, 6 or 8"), std::string::npos) << e.what();
+    }
+  }
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");

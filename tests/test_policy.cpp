@@ -64,6 +64,7 @@ class PolicyTest : public ::testing::Test {
         splits_("TKV_SPLITS", nullptr),
         dpl_("TKV_DPL", nullptr),
         unroll_("TKV_UNROLL", nullptr),
+        subgroups_("TKV_SUBGROUPS", nullptr),
         cache_dir_("TKV_CACHE_DIR", dir_.c_str()) {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -78,7 +79,7 @@ class PolicyTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  ScopedEnv variant_, splits_, dpl_, unroll_, cache_dir_;
+  ScopedEnv variant_, splits_, dpl_, unroll_, subgroups_, cache_dir_;
 };
 
 void expect_error(const std::function<void()>& call, ErrorCode code, const std::vector<std::string>& needles) {
@@ -330,14 +331,17 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   EXPECT_EQ(apply_environment(base).request.variant, Variant::smem);  // nothing set: unchanged
   EXPECT_EQ(apply_environment(base).reason, base.reason);
   {
-    ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2");
+    ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2"),
+        g("TKV_SUBGROUPS", "6");
     const auto c = apply_environment(base);
     EXPECT_EQ(c.request.variant, Variant::qlut);
     EXPECT_TRUE(c.variant_forced);
     EXPECT_EQ(c.request.splits, 6u);
     EXPECT_EQ(c.request.dims_per_lane, 32u);
     EXPECT_EQ(c.request.unroll, 2u);
-    EXPECT_NE(c.reason.find("environment: TKV_VARIANT=qlut TKV_SPLITS=6 TKV_DPL=32 TKV_UNROLL=2"), std::string::npos)
+    EXPECT_EQ(c.request.subgroups, 6u);
+    EXPECT_NE(c.reason.find("environment: TKV_VARIANT=qlut TKV_SPLITS=6 TKV_DPL=32 TKV_UNROLL=2 TKV_SUBGROUPS=6"),
+              std::string::npos)
         << c.reason;
   }
   {  // Empty values and TKV_VARIANT=auto leave the policy's choice.
@@ -354,7 +358,7 @@ TEST_F(PolicyTest, MalformedEnvironmentValuesNameTheVariable) {
   const std::vector<std::pair<const char*, const char*>> bad = {
       {"TKV_VARIANT", "fast"}, {"TKV_SPLITS", "-1"},  {"TKV_SPLITS", "abc"}, {"TKV_SPLITS", "70000"},
       {"TKV_SPLITS", "4 "},    {"TKV_DPL", "12"},     {"TKV_DPL", "0x10"},   {"TKV_UNROLL", "3"},
-      {"TKV_UNROLL", "4x"},
+      {"TKV_UNROLL", "4x"},    {"TKV_SUBGROUPS", "5"}, {"TKV_SUBGROUPS", "16"},
   };
   for (const auto& [name, value] : bad) {
     SCOPED_TRACE(std::string(name) + "=" + value);
