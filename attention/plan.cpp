@@ -38,7 +38,7 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
-constexpr uint32_t kTensorCoreWideMinSteps = 8;     // wide workgroups (5-8 rows) on splits this long
+constexpr uint32_t kTensorCoreWideMinSteps = 8;  // wide workgroups (5-8 rows), or six subgroups, on splits this long
 uint32_t compute_units(const DeviceCaps& caps) {
   return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
 }
@@ -120,7 +120,9 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
 namespace {
 
 // The split-K schedule of a plan whose workgroup shape is set: chunk, splits, workgroups, reason.
-void plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, DecodePlan& p) {
+// Returns the workgroups per compute unit it filled (0 where the splits were forced or one).
+uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, DecodePlan& p) {
+  uint32_t per_unit = 0;
   const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
   const uint32_t step = p.tokens_per_step();
   const uint32_t max_splits = ceil_div(ctx, step);
@@ -162,10 +164,12 @@ void plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest
       const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
       return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
     };
-    uint32_t target = room(tc ? tc_max : kWorkgroupsPerUnit);
+    per_unit = tc ? tc_max : kWorkgroupsPerUnit;
+    uint32_t target = room(per_unit);
     uint32_t steps = steps_for(target);
     if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
-      target = room(tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits);
+      per_unit = tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits;
+      target = room(per_unit);
       steps = steps_for(target);
     }
     // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
@@ -184,6 +188,7 @@ void plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest
   }
   p.splits = ceil_div(ctx, p.chunk);
   p.workgroups = p.splits * base;
+  return per_unit;
 }
 
 }  // namespace
@@ -290,7 +295,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
                                           std::to_string(p.shared_bytes) + " B of shared memory, the device has " +
                                           std::to_string(budget));
 
-  plan_splits(caps, s, request, p);
+  const uint32_t per_unit = plan_splits(caps, s, request, p);
   // Wide tc workgroups cost more at their ends (two query rows a subgroup, twice the partials
   // and the merge) and fit two an SM (184-200 registers): they pay where their splits are long.
   // H100, session 17, µs per call (4-row chunks / wide): llama8b turbo3 m 2 8K 18.4 / 19.3
@@ -301,6 +306,19 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps) {
     tc_rows(4);
     plan_splits(caps, s, request, p);
+  } else if (p.variant == Variant::tc && p.rows <= 4 && !request.subgroups && !request.splits &&
+             s.k_type != KvType::f16 && per_unit == kTensorCoreWorkgroupsPerUnit) {
+    // Six subgroups where splits too short for a third workgroup an SM leave two (12 warps an SM
+    // instead of 8, the same partials to merge), once their splits are kTensorCoreWideMinSteps
+    // long. H100, session 20, us per call, 4 / 6 subgroups, llama8b m 1: 32K q8_0 42.3 / 39.7,
+    // turbo3 29.0 / 28.6; 64K q8_0 71.9 / 66.0, turbo3 45.9 / 43.5, turbo2 39.3 / 37.6, turbo4
+    // 63.0 / 61.4; 8K (3-step splits) turbo2 14.8 / 15.1, turbo4 18.2 / 18.9. f16 K, bound by its
+    // reads, lost (32K 55.5 / 57.7, 64K 99.6 / 101.3).
+    DecodePlan six = p;
+    six.workgroup = 32 * 6;
+    six.shared_bytes = decode_shared_bytes(caps, s, six);
+    plan_splits(caps, s, request, six);
+    if (six.shared_bytes <= budget && six.chunk / six.tokens_per_step() >= kTensorCoreWideMinSteps) p = six;
   }
   return p;
 }

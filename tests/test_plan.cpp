@@ -153,7 +153,7 @@ std::string tc_error(const DeviceCaps& caps, const DecodeShape& s, ProfileMode m
 
 TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   const auto caps = h100_tensor_cores();
-  const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc});
+  const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = 4});
   EXPECT_EQ(p.variant, Variant::tc);
   EXPECT_EQ(p.rows, 4u);
   EXPECT_EQ(p.row_chunks, 1u);
@@ -207,7 +207,7 @@ TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
 // splits, the subgroups' outputs in shared memory; the plain kernels and bad counts.
 TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
   const auto caps = h100_tensor_cores();
-  const auto four = plan_decode(caps, llama8b(32768), {.variant = Variant::tc});
+  const auto four = plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = 4});
   for (uint32_t sgs : {6u, 8u}) {
     SCOPED_TRACE(sgs);
     const auto p = plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = sgs});
@@ -224,7 +224,6 @@ TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
     EXPECT_EQ(wide.workgroup, 32u * sgs);
   }
   EXPECT_EQ(four.workgroup, 128u);
-  EXPECT_EQ(plan_decode(caps, llama8b(32768), {.variant = Variant::tc, .subgroups = 4}).chunk, four.chunk);
   // The other variants keep their own workgroups.
   EXPECT_EQ(plan_decode(caps, llama8b(32768), {.variant = Variant::smem, .subgroups = 8}).workgroup,
             plan_decode(caps, llama8b(32768), {.variant = Variant::smem}).workgroup);
@@ -237,6 +236,43 @@ TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
       EXPECT_NE(std::string(e.what()).find("subgroups per workgroup must be 4, 6 or 8"), std::string::npos) << e.what();
     }
   }
+}
+
+// Unasked, the tc kernel takes six subgroups where its splits fill two workgroups an SM (too short
+// for a third) and are at least 8 six-subgroup steps long, for rows of compressed K (f16 K, bound
+// by its reads, keeps four): llama8b m 1 at 32K and 64K. At 8K the splits are shorter, at 128K
+// three workgroups an SM run; wide workgroups (5-8 rows) keep four.
+TEST(Plan, TensorCoresTakeSixSubgroupsOnLongSplitsTwoAnSm) {
+  const auto caps = h100_tensor_cores();
+  auto plan = [&](DecodeShape s, uint32_t subgroups = 0) {
+    return plan_decode(caps, s, {.variant = Variant::tc, .subgroups = subgroups});
+  };
+  for (uint32_t ctx : {32768u, 65536u}) {
+    SCOPED_TRACE(ctx);
+    for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4, KvType::q8_0}) {
+      DecodeShape s = llama8b(ctx);
+      s.k_type = s.v_type = k;
+      const auto p = plan(s);
+      EXPECT_EQ(p.workgroup, 192u) << p.describe();
+      EXPECT_GE(p.chunk / p.tokens_per_step(), 8u);
+      EXPECT_LE(p.workgroups, 2u * caps.compute_units);
+      EXPECT_GE(p.splits * p.chunk, ctx);
+      const auto asked = plan(s, 6);
+      EXPECT_EQ(asked.chunk, p.chunk);
+      EXPECT_EQ(asked.shared_bytes, p.shared_bytes);
+      EXPECT_EQ(plan(s, 4).workgroup, 128u);  // asked for four: four
+    }
+    DecodeShape f16 = llama8b(ctx);
+    f16.k_type = f16.v_type = KvType::f16;
+    EXPECT_EQ(plan(f16).workgroup, 128u);
+    EXPECT_EQ(plan(llama8b(ctx, 1, 2)).workgroup, 128u);  // 8 rows, wide
+  }
+  EXPECT_EQ(plan(llama8b(8192)).workgroup, 128u);
+  EXPECT_EQ(plan(llama8b(8192)).chunk, plan(llama8b(8192), 4).chunk);
+  const auto long_splits = plan(llama8b(131072));
+  EXPECT_EQ(long_splits.workgroup, 128u);
+  EXPECT_GT(long_splits.workgroups, 2u * caps.compute_units);
+  EXPECT_EQ(plan_decode(caps, llama8b(32768), {.splits = 32, .variant = Variant::tc}).workgroup, 128u);  // forced
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
