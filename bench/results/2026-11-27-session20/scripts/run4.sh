@@ -1,0 +1,3 @@
+# Session 20, run 4 (inline command of the call, kept as it ran): the fused append's decode with 6 / 8
+# subgroups on request (AppendDecode.EveryVariant) and test_decode's split invariance, on the warm machine.
+python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"; source bench/gpu_env.sh build-slim/profile/turboprof; T0=$SECONDS; timeout 170 build-slim/tests/test_append_decode --gtest_filter='*EveryVariant*' > $OUT/append.txt 2>&1; echo "append rc $? $((SECONDS-T0))s"; timeout 100 build-slim/tests/test_decode --gtest_filter='*SplitInvariance*:*TypePairs*' > $OUT/decode.txt 2>&1; echo "decode rc $? $((SECONDS-T0))s"; grep -E "OK|FAILED|PASSED" $OUT/append.txt | tail -n 12; grep -E "FAILED|PASSED" $OUT/decode.txt | tail -n 8; tail -n 3 $OUT/decode.txt
