@@ -120,6 +120,38 @@ TEST(TimelineSummary, ReadsTheWordsTheKernelsWrite) {
   EXPECT_THROW(read_timeline(std::span(words).first(words.size() - 1), grid), Error);
 }
 
+// A 32-bit clock (lavapipe's) that wrapped during the call: the stamps past the wrap come after
+// those before it (lavapipe read 4286971028 then 684608 for two phases of one workgroup); stamps
+// of a 64-bit clock, and calls that did not wrap, stay as read.
+TEST(TimelineSummary, A32BitClockThatWrappedKeepsItsOrder) {
+  const TimelineGrid grid{2, 1, 1};
+  std::vector<uint32_t> words(grid.workgroups() * kTimelineWordsPerWorkgroup, 0);
+  const uint32_t before[2][3] = {{4286971028u, 4290000000u, 684608u}, {4294967000u, 1000u, 2000u}};
+  for (uint32_t wg = 0; wg < 2; ++wg) {
+    uint32_t* w = words.data() + wg * kTimelineWordsPerWorkgroup;
+    for (uint32_t p = 0; p < 3; ++p) w[2 * p] = before[wg][p];
+    w[14] = 3;
+  }
+  const auto r = read_timeline(words, grid);
+  const uint64_t wrap = uint64_t(1) << 32;
+  EXPECT_EQ(r[0].t[0], 4286971028u);
+  EXPECT_EQ(r[0].t[1], 4290000000u);
+  EXPECT_EQ(r[0].t[2], wrap + 684608u);
+  EXPECT_EQ(r[1].t[1], wrap + 1000u);
+  EXPECT_EQ(r[1].t[3], 0u);  // not reached: stays 0
+  for (const auto& w : r)
+    for (uint32_t p = 1; p < 3; ++p) EXPECT_LE(w.t[p - 1], w.t[p]);
+  // No wrap: as read.
+  std::vector<uint32_t> plain(words.size(), 0);
+  plain[0] = 100;
+  plain[2] = 300;
+  plain[kTimelineWordsPerWorkgroup] = 200;
+  const auto q = read_timeline(plain, grid);
+  EXPECT_EQ(q[0].t[0], 100u);
+  EXPECT_EQ(q[0].t[1], 300u);
+  EXPECT_EQ(q[1].t[0], 200u);
+}
+
 // The same call with and without the stamps; then the stamps' order and the merge protocol.
 void check_traced_call(DecodeCase c) {
   auto& ctx = *shared_context();
