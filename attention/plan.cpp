@@ -38,7 +38,7 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
-constexpr uint32_t kTensorCoreWideMinSteps = 8;  // wide workgroups (5-8 rows), or six subgroups, on splits this long
+constexpr uint32_t kTensorCoreWideMinSteps = 8;     // wide (5-8 rows) or six-subgroup workgroups on splits this long
 uint32_t compute_units(const DeviceCaps& caps) {
   return caps.compute_units ? caps.compute_units : (caps.device_class == DeviceClass::cpu ? 8 : 32);
 }

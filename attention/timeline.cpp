@@ -7,6 +7,33 @@
 #include "kvcache/error.hpp"
 
 namespace tkv {
+namespace {
+
+void unwrap_32bit_clock(std::vector<WorkgroupTimeline>& wgs) {
+  // A clock of 32 bits (lavapipe's: every high word 0) wraps every 2^32 ticks (4.3 s of ns), and
+  // a call that spans a wrap read as phases out of order. A call spans far less than a wrap, so
+  // its stamps lie on a short arc of the circle: they are counted from the stamp after the
+  // largest gap between neighbours on the circle.
+  std::vector<uint64_t> stamps;
+  for (const auto& w : wgs)
+    for (uint64_t t : w.t) {
+      if (t >> 32) return;  // a 64-bit clock
+      if (t) stamps.push_back(t);
+    }
+  if (stamps.size() < 2) return;
+  std::sort(stamps.begin(), stamps.end());
+  uint64_t base = stamps.front(), gap = stamps.front() + (uint64_t(1) << 32) - stamps.back();  // across the wrap
+  for (size_t i = 1; i < stamps.size(); ++i)
+    if (stamps[i] - stamps[i - 1] > gap) {
+      gap = stamps[i] - stamps[i - 1];
+      base = stamps[i];
+    }
+  for (auto& w : wgs)
+    for (uint64_t& t : w.t)
+      if (t) t = base + ((t - base) & 0xffffffffu);
+}
+
+}  // namespace
 
 TimelineGrid timeline_grid(const DecodePlan& plan, uint32_t kv_heads, uint32_t batch, bool fused) {
   return {plan.splits + (fused ? 1u : 0u), kv_heads * plan.row_chunks, batch};
@@ -41,30 +68,6 @@ std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, co
   }
   unwrap_32bit_clock(out);
   return out;
-}
-
-void unwrap_32bit_clock(std::vector<WorkgroupTimeline>& wgs) {
-  // A clock of 32 bits (lavapipe's: every high word 0) wraps every 2^32 ticks (4.3 s of ns), and
-  // a call that spans a wrap read as phases out of order. A call spans far less than a wrap, so
-  // its stamps lie on a short arc of the circle: they are counted from the stamp after the
-  // largest gap between neighbours on the circle.
-  std::vector<uint64_t> stamps;
-  for (const auto& w : wgs)
-    for (uint64_t t : w.t) {
-      if (t >> 32) return;  // a 64-bit clock
-      if (t) stamps.push_back(t);
-    }
-  if (stamps.size() < 2) return;
-  std::sort(stamps.begin(), stamps.end());
-  uint64_t base = stamps.front(), gap = stamps.front() + (uint64_t(1) << 32) - stamps.back();  // across the wrap
-  for (size_t i = 1; i < stamps.size(); ++i)
-    if (stamps[i] - stamps[i - 1] > gap) {
-      gap = stamps[i] - stamps[i - 1];
-      base = stamps[i];
-    }
-  for (auto& w : wgs)
-    for (uint64_t& t : w.t)
-      if (t) t = base + ((t - base) & 0xffffffffu);
 }
 
 }  // namespace tkv

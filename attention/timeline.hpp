@@ -45,10 +45,7 @@ struct WorkgroupTimeline {
 
 // The workgroups' records from the words a call wrote (zeros before it), in dispatch order:
 // Error(invalid_argument) when `words` is shorter than the grid's. A 32-bit clock's stamps come
-// unwrapped (unwrap_32bit_clock).
+// unwrapped: a call across a wrap keeps its order.
 std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, const TimelineGrid& grid);
-// Where every stamp fits 32 bits (a clock that wraps at 2^32, as lavapipe's), stamps counted from
-// the one after the largest gap on the circle, so that a call across a wrap keeps its order.
-void unwrap_32bit_clock(std::vector<WorkgroupTimeline>& wgs);
 
 }  // namespace tkv

@@ -218,7 +218,8 @@ TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
     EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
     EXPECT_GT(p.shared_bytes, four.shared_bytes);  // the subgroups' outputs
     EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
-    EXPECT_NE(p.describe().find(std::to_string(sgs) + " subgroups x 16-token tiles"), std::string::npos) << p.describe();
+    EXPECT_NE(p.describe().find(std::to_string(sgs) + " subgroups x 16-token tiles"), std::string::npos)
+        << p.describe();
     const auto wide = plan_decode(caps, llama8b(32768, 1, 2), {.variant = Variant::tc, .subgroups = sgs});
     EXPECT_EQ(wide.rows, 8u);
     EXPECT_EQ(wide.workgroup, 32u * sgs);
