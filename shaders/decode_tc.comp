@@ -72,6 +72,9 @@ layout(constant_id = 16) const uint B_NATIVE = 0;  // 1: B fragments in mma.m16n
 
 layout(constant_id = 17) const uint WG = 128;  // invocations: 4, 6 or 8 subgroups of 32
 layout(local_size_x_id = 17) in;
+// 1: the query rows on the MMAs' 16-row side (ROWS <= 16; turbo K and V, B_NATIVE, 4 subgroups:
+// attention/plan.cpp decides), below.
+layout(constant_id = 18) const uint ROWS16 = 0;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
@@ -80,8 +83,21 @@ const uint RM = GQA * M;
 // dequantized fragments serve twice the rows: scores C_hi.Q_hi + C_hi.Q_lo + C_lo.Q_hi (3 MMAs a
 // block for 16 tokens and 8 rows, against 4 for two chunks of 4 rows), output C_hi.P_hi +
 // C_hi.P_lo + C_lo.P_hi likewise, and no column sums.
-const bool WIDE = ROWS > 4u;
-const uint QCOLS = WIDE ? 16u : 8u;  // Qb's columns in frag: hi (0..7), then lo (WIDE)
+//
+// ROWS16: the transposed products, for up to 16 rows: queries as the A operand (rows on the MMAs'
+// 16-row side, loop-invariant fragments in registers), the tile's centroids as B (its 8 columns
+// are 8 tokens), per 16-dim block and token half h:
+//   scores  S^T[16 rows x 8 tokens] = Q_hi . C_hi^T + Q_lo . C_hi^T + Q_hi . C_lo^T
+//   output  O^T[16 rows x 8 dims] += P_hi . V_hi + P_lo . V_hi + P_hi . V_lo   (per 8-dim block)
+// with P (16 rows x 16 tokens, A) straight from the scores' accumulators: lane 4g + c holds rows
+// g, g + 8 of tokens 2c, 2c + 1 of each half, the A fragment's elements. The tile words' pairs are
+// the B fragments as they are: under B_NATIVE lane 4g + c holds (k = 2c, 2c + 1, 2c + 8, 2c + 9;
+// n = g), and K's pairs 4 blk + 2h, + 1 are token g + 8h's dims 2c.., 2c + 8.. of the block, V's
+// pairs 4 blk + 2x, + 1 dim g + 8x's tokens 2c.., 2c + 8... One tile's table reads (as many as
+// for 4 rows) serve 16 rows: 96 MMAs where two chunks of 8 rows (the WIDE form) take 96 and 4
+// chunks of 4 rows 128, with the softmax of 8 scores a lane.
+const bool WIDE = ROWS > 4u;  // (not with ROWS16, whose own loop is rows16_split)
+const uint QCOLS = ROWS16 != 0u ? 32u : ROWS > 4u ? 16u : 8u;  // frag: Qb's columns (ROWS16: Q's rows, hi then lo)
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint V_DIM = DIM, V_GROUP = DIM;  // (split_merge.glsl) one group per row
 const uint BLOCKS = DIM / 16;
@@ -479,40 +495,191 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
   return subgroupMax(amax);
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
-  const uint g = lane >> 2, c = lane & 3u;
-#ifdef TKV_FUSED_APPEND
-  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
-#else
-  const uint split = gl_WorkGroupID.x;
-#endif
-  const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
-  const uint b = gl_WorkGroupID.z;
-  TL_STAMP(0u);
-  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
-  const uint len = info.x, table = info.y;
-#ifdef TKV_FUSED_APPEND
-  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
-    append_tail(b, kvh, row_chunk, len, table, tid, WG);
-    return;
-  }
-  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
-#else
-  const uint covered = len;
-#endif
-  const uint start = split * pc.chunk;
-  if (start >= covered) {
-    TL_END(split, false, false);
-    return;
-  }
-  const uint end = min(covered, start + pc.chunk);
+// The tables (the region holds nothing else yet).
+void build_tables(uint tid) {
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
+    region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
+    region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
+}
 
-  const uint first_page = start / PAGE_SIZE;
-  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
-  const uint lane8 = (lane % 16u) * 8u;
+// ROWS16: the lane's words of the tile at tb (turbo K and V) and the norms of its tokens 2c, 2c + 8
+// (kn.x) and 2c + 1, 2c + 9 (kn.y): a tile's norm word w holds tokens w and w + 8.
+void fetch_rows16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uvec2 kn,
+                  out uvec2 vn) {
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
+  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + slot / TILE * K_TILE;
+  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + slot / TILE * V_TILE;
+  [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
+  [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
+  kn = READS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u]) : uvec2(0x3c003c00u);
+  vn = READS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u]) : uvec2(0x3c003c00u);
+}
 
+// ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
+// osh and msh. Subgroup sg holds rows sg + 4 i; the lane's rows are g and g + 8 (k = 0, 1), its
+// scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile.
+void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
+                  uint lane) {
+  const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
+  const uint QV = DIM / 32u;
+  float qv[4][4];
+  float amax = 0.0;
+  [[unroll]] for (uint i = 0; i < 4u; ++i) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u * i, lane, qv[i]));
+  if (lane == 0u && sg < 4u) qmax_sh[sg] = amax;
+  build_tables(tid);
+  barrier();
+  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
+  int qexp;
+  frexp(qmax, qexp);  // max |q| < 2^qexp
+  const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+  // Q's rows, row-major: hi halves in rows 0..15 of frag, lo halves in rows 16..31.
+  [[unroll]] for (uint i = 0; i < 4u; ++i)
+    [[unroll]] for (uint u = 0; u < 4u; ++u)
+      if (u < QV) {
+        const uint d = lane + 32u * u;
+        const f16vec2 h = split_hilo(qv[i][u] * qs);
+        frag[(sg + 4u * i) * DIM + d] = h.x;
+        frag[(16u + sg + 4u * i) * DIM + d] = h.y;
+      }
+  barrier();
+  const float unscale = 1.0 / (K_CS * qs);
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> qa[BLOCKS], qla[BLOCKS];
+  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
+    coopMatLoadNV(qa[kb], frag, kb * 16u, DIM, false);
+    coopMatLoadNV(qla[kb], frag, 16u * DIM + kb * 16u, DIM, false);
+  }
+  TL_STAMP(1u);
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[2 * BLOCKS];
+  [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb) acc[nb] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+  float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
+  uint hi_tok[2], lo_tok[2];
+  bool row_live[2];
+  [[unroll]] for (uint k = 0; k < 2; ++k) {
+    const uint j = g + 8u * k, gr = row_chunk * ROWS + j;
+    row_live[k] = j < ROWS && gr < RM;
+    hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
+    lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
+  }
+  uint kw[K_LW], vw[V_LW];
+  uvec2 kn, vn;
+  if (start + sg * TILE < end) fetch_rows16(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
+
+  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+    uint nkw[K_LW], nvw[V_LW];
+    uvec2 nkn, nvn;
+    if (tb + STEP < end) fetch_rows16(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
+
+    // Scores, per token half h: B = the centroids of tokens 8h.. (hi, lo) of each 16-dim block.
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
+    [[unroll]] for (uint h = 0; h < 2u; ++h) s[h] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
+      [[unroll]] for (uint h = 0; h < 2u; ++h) {
+        TABLE_PAIR(kw, 4u * kb + 2u * h, K_F, K_LW, K_ENTRIES, TAB_K, h0, l0)
+        TABLE_PAIR(kw, 4u * kb + 2u * h + 1u, K_F, K_LW, K_ENTRIES, TAB_K, h1, l1)
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
+        bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
+        s[h] = coopMatMulAddNV(qa[kb], bh, s[h]);
+        s[h] = coopMatMulAddNV(qla[kb], bh, s[h]);
+        if (!K_EXACT) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
+          bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
+          s[h] = coopMatMulAddNV(qa[kb], bl, s[h]);
+        }
+      }
+    const vec2 kn0 = unpackHalf2x16(kn.x), kn1 = unpackHalf2x16(kn.y);
+    const vec2 vn0 = unpackHalf2x16(vn.x), vn1 = unpackHalf2x16(vn.y);
+    float sc[8];
+    [[unroll]] for (uint i = 0; i < 8u; ++i) {
+      const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
+      sc[i] = s[h][2u * k + e] * (e == 0u ? kn0[h] : kn1[h]) * unscale;
+    }
+    if (pc.softcap > 0.0)
+      [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
+    if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
+      [[unroll]] for (uint i = 0; i < 8u; ++i)
+        if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
+    } else {
+      [[unroll]] for (uint i = 0; i < 8u; ++i) {
+        const uint k = (i >> 1) & 1u, t = tb + 8u * (i >> 2) + 2u * c + (i & 1u);
+        if (!(row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k])) sc[i] = NEG_INF;
+      }
+    }
+    // A new running maximum only where some score passed the old one (a row's tokens lie in the
+    // lanes of its g: two shuffle rounds); the outputs are rescaled only then.
+    bool grew = false;
+    [[unroll]] for (uint i = 0; i < 8u; ++i) grew = grew || sc[i] > m_run[(i >> 1) & 1u];
+    if (subgroupAny(grew)) {
+      float alpha[2];
+      [[unroll]] for (uint k = 0; k < 2; ++k) {
+        float mx = max(max(sc[2u * k], sc[2u * k + 1u]), max(sc[4u + 2u * k], sc[5u + 2u * k]));
+        mx = max(mx, subgroupShuffleXor(mx, 1u));
+        mx = max(mx, subgroupShuffleXor(mx, 2u));
+        const float m_new = max(m_run[k], mx);
+        alpha[k] = m_new == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new);
+        m_run[k] = m_new;
+        l_run[k] *= alpha[k];
+      }
+      [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
+        [[unroll]] for (uint i = 0; i < 4; ++i) acc[nb][i] *= alpha[i >> 1];
+    }
+    // P (A: rows g + 8k, tokens 2c + 8h + e at element 4k + 2h + e) = p x norm_v, hi and lo.
+    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ph, pl;
+    [[unroll]] for (uint i = 0; i < 8u; ++i) {
+      const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
+      const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
+      l_run[k] += p;
+      const f16vec2 w = split_hilo(p == 0.0 ? 0.0 : p * (e == 0u ? vn0[h] : vn1[h]));
+      ph[4u * k + 2u * h + e] = w.x;
+      pl[4u * k + 2u * h + e] = w.y;
+    }
+    // Output, per 8-dim block nb = 2 db + x: B = V's centroids of dims 16 db + 8 x.. (hi, lo).
+    [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+      [[unroll]] for (uint x = 0; x < 2u; ++x) {
+        TABLE_PAIR(vw, 4u * db + 2u * x, V_F, V_LW, V_ENTRIES, TAB_V, h0, l0)
+        TABLE_PAIR(vw, 4u * db + 2u * x + 1u, V_F, V_LW, V_ENTRIES, TAB_V, h1, l1)
+        const uint nb = 2u * db + x;
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
+        bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
+        acc[nb] = coopMatMulAddNV(ph, bh, acc[nb]);
+        acc[nb] = coopMatMulAddNV(pl, bh, acc[nb]);
+        if (!V_EXACT) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
+          bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
+          acc[nb] = coopMatMulAddNV(ph, bl, acc[nb]);
+        }
+      }
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+    kn = nkn;
+    vn = nvn;
+  }
+
+  // The subgroup's state: l summed over the lanes of a row (its c), o = the accumulators.
+  [[unroll]] for (uint k = 0; k < 2; ++k) {
+    l_run[k] += subgroupShuffleXor(l_run[k], 1u);
+    l_run[k] += subgroupShuffleXor(l_run[k], 2u);
+  }
+  barrier();  // every subgroup is done with the tables before osh overwrites them
+  TL_STAMP(2u);
+  [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
+    [[unroll]] for (uint i = 0; i < 4; ++i) {
+      const uint j = g + 8u * (i >> 1), d = 8u * nb + 2u * c + (i & 1u);
+      if (j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, acc[nb][i] * (1.0 / V_CS));
+    }
+  if (c == 0u)
+    [[unroll]] for (uint k = 0; k < 2; ++k)
+      if (g + 8u * k < ROWS) {
+        MSH_SET((sg * ROWS + g + 8u * k) * 2, m_run[k]);
+        MSH_SET((sg * ROWS + g + 8u * k) * 2 + 1, l_run[k]);
+      }
+}
+
+// The split's query rows, tables and tiles in the MMAs' columns (the header; ROWS16: rows16_split),
+// up to the subgroups' states in osh and msh.
+void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
+                   uint lane) {
+  const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   // Query rows (scaled), rotated as the cache's K rows were: subgroup sg < 4 holds row sg (and
   // WIDE, row sg + 4), dim lane + 32 i in qv[i] (qv2[i]); further subgroups hold none. The
   // Hadamard's butterflies are shuffles across lanes and register pairs within one: no shared
@@ -526,11 +693,7 @@ void main() {
     if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
   }
-  // The tables meanwhile (the region holds nothing else yet).
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
-    region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
-    region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
+  build_tables(tid);  // meanwhile
   barrier();
   const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
   int qexp;
@@ -755,6 +918,41 @@ void main() {
         MSH_SET((sg * ROWS + r0 + k) * 2, m_run[k]);
         MSH_SET((sg * ROWS + r0 + k) * 2 + 1, l_run[k]);
       }
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
+#ifdef TKV_FUSED_APPEND
+  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
+#else
+  const uint split = gl_WorkGroupID.x;
+#endif
+  const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
+  const uint b = gl_WorkGroupID.z;
+  TL_STAMP(0u);
+  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
+  const uint len = info.x, table = info.y;
+#ifdef TKV_FUSED_APPEND
+  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
+    append_tail(b, kvh, row_chunk, len, table, tid, WG);
+    return;
+  }
+  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
+#else
+  const uint covered = len;
+#endif
+  const uint start = split * pc.chunk;
+  if (start >= covered) {
+    TL_END(split, false, false);
+    return;
+  }
+  const uint end = min(covered, start + pc.chunk);
+
+  const uint first_page = start / PAGE_SIZE;
+  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+  if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
+  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   barrier();
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
