@@ -83,9 +83,7 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
   return "";
 }
 
-std::string rows16_problem(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
-  if (!traits(s.k_type).is_turbo || !traits(s.v_type).is_turbo)
-    return "it takes turbo K and V (" + std::string(type_name(s.k_type)) + " / " + std::string(type_name(s.v_type)) + ")";
+std::string rows16_problem(const DeviceCaps& caps, const DecodeShape&, const PlanRequest& request) {
   if (!caps.mma_b_native) return "device " + caps.name + " has no B fragments in mma.m16n8k16's order (KHR matrices)";
   if (request.subgroups && request.subgroups != 4) return "it takes 4 subgroups a workgroup";
   return "";
@@ -301,8 +299,11 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.team = 32;
     p.unroll = 16;  // tokens_per_step(): subgroups x 16 tokens
     p.dims_per_lane = k_dim;
-    // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs.
-    p.rows16 = request.rows16.value_or(rm > 8) && rows16_problem(caps, s, request).empty();
+    // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs; not
+    // unasked for f16 rows (their tile words, 64 registers a lane without a prefetch, beside Q's
+    // 64 and the outputs' 64).
+    const bool f16_rows = s.k_type == KvType::f16 || s.v_type == KvType::f16;
+    p.rows16 = request.rows16.value_or(rm > 8 && !f16_rows) && rows16_problem(caps, s, request).empty();
     tc_rows(p.rows16 ? 16 : 8);
     if (p.rows16 && !request.rows16.has_value() && p.shared_bytes > budget) {  // (16 rows' outputs: 33 KB)
       p.rows16 = false;

@@ -72,8 +72,8 @@ layout(constant_id = 16) const uint B_NATIVE = 0;  // 1: B fragments in mma.m16n
 
 layout(constant_id = 17) const uint WG = 128;  // invocations: 4, 6 or 8 subgroups of 32
 layout(local_size_x_id = 17) in;
-// 1: the query rows on the MMAs' 16-row side (ROWS <= 16; turbo K and V, B_NATIVE, 4 subgroups:
-// attention/plan.cpp decides), below.
+// 1: the query rows on the MMAs' 16-row side (ROWS <= 16; B_NATIVE, 4 subgroups: attention/plan.cpp
+// decides), below.
 layout(constant_id = 18) const uint ROWS16 = 0;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
@@ -503,22 +503,66 @@ void build_tables(uint tid) {
     region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
 }
 
-// ROWS16: the lane's words of the tile at tb (turbo K and V) and the norms of its tokens 2c, 2c + 8
-// (kn.x) and 2c + 1, 2c + 9 (kn.y): a tile's norm word w holds tokens w and w + 8.
-void fetch_rows16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uvec2 kn,
-                  out uvec2 vn) {
+// ROWS16: the lane's K words of the tile at tb (fetch_k's), and what the scores' columns need:
+// the norms of tokens 2c, 2c + 8 (kn.x) and 2c + 1, 2c + 9 (kn.y) (a tile's norm word w holds
+// tokens w and w + 8; rows: 1), q8_0's scales of token 8h + 2c + e at (2h + e) x K_SW.
+const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
+void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+  uint unused_n, unused_s[K_SW2];  // (the columns' norms and scales: tokens g, g + 8)
+  fetch_k(tb, lane, kvh, first_page, kw, unused_n, unused_s);
   const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
-  const uint kt = page * (K_REGION * KV_HEADS) + kvh * K_REGION + slot / TILE * K_TILE;
-  const uint vt = page * (V_REGION * KV_HEADS) + kvh * V_REGION + slot / TILE * V_TILE;
-  [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
-  [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
-  kn = READS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u]) : uvec2(0x3c003c00u);
-  vn = READS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u]) : uvec2(0x3c003c00u);
+  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION, kt = kr + slot / TILE * K_TILE;
+  kn = READS && !K_ROWS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u])
+                        : uvec2(0x3c003c00u);
+  [[unroll]] for (uint t = 0; t < 4u; ++t)
+    [[unroll]] for (uint i = 0; i < K_SW; ++i)
+      if (K_Q8) ks[t * K_SW + i] = READS ? k1[kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i] : 0u;
 }
+void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+  uint unused_n, unused_s[V_SW2];
+  fetch_v(tb, lane, kvh, first_page, vw, unused_n, unused_s);
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
+  const uint vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION, vt = vr + slot / TILE * V_TILE;
+  vn = READS && !V_ROWS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u])
+                        : uvec2(0x3c003c00u);
+  [[unroll]] for (uint t = 0; t < 4u; ++t)
+    [[unroll]] for (uint i = 0; i < V_SW; ++i)
+      if (V_Q8) vs[t * V_SW + i] = READS ? v1[vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i] : 0u;
+}
+
+// ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
+// 2c + 8 (r & 1), + 1) as (hi, lo) halves: from the tables, rows or q8_0 bytes (lo 0).
+#define K_PAIR16(kb, r, hv, lv)                                                                     \
+  f16vec2 hv, lv = f16vec2(0.0);                                                                    \
+  if (K_Q8) {                                                                                       \
+    const uint w_ = kw[2u * (KQ * ((r) >> 1) + (kb) / 2u) + (kb) % 2u];                             \
+    hv = q8_pair(w_, 2u * ((r) & 1u), w_, 2u * ((r) & 1u) + 1u);                                    \
+  } else if (K_ROWS) {                                                                              \
+    hv = unpackFloat2x16(kw[((r) >> 1) * 4u * KQ + 2u * (kb) + ((r) & 1u)]);                        \
+  } else {                                                                                          \
+    TABLE_PAIR(kw, 4u * (kb) + (r), K_F, K_LW, K_ENTRIES, TAB_K, t_h, t_l)                          \
+    hv = t_h;                                                                                       \
+    lv = t_l;                                                                                       \
+  }
+// The same for V block db (dim row g + 8 (r >> 1), tokens 2c + 8 (r & 1), + 1).
+#define V_PAIR16(db, r, hv, lv)                                                                     \
+  f16vec2 hv, lv = f16vec2(0.0);                                                                    \
+  if (V_Q8) {                                                                                       \
+    const uint byte_ = 2u * ((db) % 2u) + ((r) >> 1);                                               \
+    hv = q8_pair(vw[KQ * 2u * ((r) & 1u) + (db) / 2u], byte_, vw[KQ * (2u * ((r) & 1u) + 1u) + (db) / 2u], byte_); \
+  } else if (V_ROWS) {                                                                              \
+    const uint w0_ = vw[BLOCKS * 2u * ((r) & 1u) + (db)], w1_ = vw[BLOCKS * (2u * ((r) & 1u) + 1u) + (db)]; \
+    hv = unpackFloat2x16(((r) >> 1) == 0u ? (w0_ & 0xffffu) | (w1_ << 16) : (w0_ >> 16) | (w1_ & 0xffff0000u)); \
+  } else {                                                                                          \
+    TABLE_PAIR(vw, 4u * (db) + (r), V_F, V_LW, V_ENTRIES, TAB_V, t_h, t_l)                          \
+    hv = t_h;                                                                                       \
+    lv = t_l;                                                                                       \
+  }
 
 // ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
 // osh and msh. Subgroup sg holds rows sg + 4 i; the lane's rows are g and g + 8 (k = 0, 1), its
-// scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile.
+// scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
+// the top of its step, the next tile's K after the scores, as in the columns.)
 void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
                   uint lane) {
   const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
@@ -533,14 +577,14 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   int qexp;
   frexp(qmax, qexp);  // max |q| < 2^qexp
   const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
-  // Q's rows, row-major: hi halves in rows 0..15 of frag, lo halves in rows 16..31.
+  // Q's rows, row-major (dims in K's fragment slots): hi halves in rows 0..15 of frag, lo in 16..31.
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       if (u < QV) {
-        const uint d = lane + 32u * u;
+        const uint k = k_slot(lane + 32u * u);
         const f16vec2 h = split_hilo(qv[i][u] * qs);
-        frag[(sg + 4u * i) * DIM + d] = h.x;
-        frag[(16u + sg + 4u * i) * DIM + d] = h.y;
+        frag[(sg + 4u * i) * DIM + k] = h.x;
+        frag[(16u + sg + 4u * i) * DIM + k] = h.y;
       }
   barrier();
   const float unscale = 1.0 / (K_CS * qs);
@@ -561,30 +605,40 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
     lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
   }
-  uint kw[K_LW], vw[V_LW];
+  uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
   uvec2 kn, vn;
-  if (start + sg * TILE < end) fetch_rows16(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn);
+  if (start + sg * TILE < end) {
+    fetch_k16(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
+    if (PREFETCH) fetch_v16(start + sg * TILE, lane, kvh, first_page, vw, vn, vs);
+  }
 
   for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
-    uint nkw[K_LW], nvw[V_LW];
+    uint nkw[K_LW], nvw[V_LW], nks[K_SW4], nvs[V_SW4];
     uvec2 nkn, nvn;
-    if (tb + STEP < end) fetch_rows16(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn);
+    if (PREFETCH && tb + STEP < end) {
+      fetch_k16(tb + STEP, lane, kvh, first_page, nkw, nkn, nks);
+      fetch_v16(tb + STEP, lane, kvh, first_page, nvw, nvn, nvs);
+    }
+    if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
 
-    // Scores, per token half h: B = the centroids of tokens 8h.. (hi, lo) of each 16-dim block.
-    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[2];
-    [[unroll]] for (uint h = 0; h < 2u; ++h) s[h] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    // Scores, per token half h: B = K's values of tokens 8h.. (hi, lo) of each 16-dim step (q8_0:
+    // one accumulator per 32-dim block and half, s[2 (kb / 2) + h], scaled afterwards).
+    const uint SACC16 = K_Q8 ? 2u * KQ : 2u;
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[SACC16];
+    [[unroll]] for (uint i = 0; i < SACC16; ++i) s[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
       [[unroll]] for (uint h = 0; h < 2u; ++h) {
-        TABLE_PAIR(kw, 4u * kb + 2u * h, K_F, K_LW, K_ENTRIES, TAB_K, h0, l0)
-        TABLE_PAIR(kw, 4u * kb + 2u * h + 1u, K_F, K_LW, K_ENTRIES, TAB_K, h1, l1)
+        const uint si = K_Q8 ? 2u * (kb / 2u) + h : h;
+        K_PAIR16(kb, 2u * h, h0, l0)
+        K_PAIR16(kb, 2u * h + 1u, h1, l1)
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
         bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
-        s[h] = coopMatMulAddNV(qa[kb], bh, s[h]);
-        s[h] = coopMatMulAddNV(qla[kb], bh, s[h]);
+        s[si] = coopMatMulAddNV(qa[kb], bh, s[si]);
+        s[si] = coopMatMulAddNV(qla[kb], bh, s[si]);
         if (!K_EXACT) {
           fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
           bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
-          s[h] = coopMatMulAddNV(qa[kb], bl, s[h]);
+          s[si] = coopMatMulAddNV(qa[kb], bl, s[si]);
         }
       }
     const vec2 kn0 = unpackHalf2x16(kn.x), kn1 = unpackHalf2x16(kn.y);
@@ -592,10 +646,18 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     float sc[8];
     [[unroll]] for (uint i = 0; i < 8u; ++i) {
       const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
-      sc[i] = s[h][2u * k + e] * (e == 0u ? kn0[h] : kn1[h]) * unscale;
+      float si = s[h][2u * k + e];
+      if (K_Q8) {  // the blocks' scales of the element's token (8h + 2c + e)
+        si = 0.0;
+        [[unroll]] for (uint bq = 0; bq < KQ; ++bq)
+          si += s[2u * bq + h][2u * k + e] * unpackHalf2x16(ks[(2u * h + e) * K_SW + bq / 2u])[bq % 2u];
+      }
+      sc[i] = si * (e == 0u ? kn0[h] : kn1[h]) * unscale;
     }
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
+    // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
+    if (!PREFETCH && tb + STEP < end) fetch_k16(tb + STEP, lane, kvh, first_page, kw, kn, ks);
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
       [[unroll]] for (uint i = 0; i < 8u; ++i)
         if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
@@ -623,36 +685,47 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
       [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
         [[unroll]] for (uint i = 0; i < 4; ++i) acc[nb][i] *= alpha[i >> 1];
     }
-    // P (A: rows g + 8k, tokens 2c + 8h + e at element 4k + 2h + e) = p x norm_v, hi and lo.
-    fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ph, pl;
+    float pr[8];
     [[unroll]] for (uint i = 0; i < 8u; ++i) {
-      const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
-      const float p = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[k]);
-      l_run[k] += p;
-      const f16vec2 w = split_hilo(p == 0.0 ? 0.0 : p * (e == 0u ? vn0[h] : vn1[h]));
-      ph[4u * k + 2u * h + e] = w.x;
-      pl[4u * k + 2u * h + e] = w.y;
+      pr[i] = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[(i >> 1) & 1u]);
+      l_run[(i >> 1) & 1u] += pr[i];
     }
-    // Output, per 8-dim block nb = 2 db + x: B = V's centroids of dims 16 db + 8 x.. (hi, lo).
-    [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
-      [[unroll]] for (uint x = 0; x < 2u; ++x) {
-        TABLE_PAIR(vw, 4u * db + 2u * x, V_F, V_LW, V_ENTRIES, TAB_V, h0, l0)
-        TABLE_PAIR(vw, 4u * db + 2u * x + 1u, V_F, V_LW, V_ENTRIES, TAB_V, h1, l1)
-        const uint nb = 2u * db + x;
-        fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
-        bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
-        acc[nb] = coopMatMulAddNV(ph, bh, acc[nb]);
-        acc[nb] = coopMatMulAddNV(pl, bh, acc[nb]);
-        if (!V_EXACT) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
-          bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
-          acc[nb] = coopMatMulAddNV(ph, bl, acc[nb]);
-        }
+    // P (A: rows g + 8k, tokens 8h + 2c + e at element 4k + 2h + e) = p x norm_v (q8_0: x the
+    // token's scale of each 32-dim block, one P per block), hi and lo; then the output, per 8-dim
+    // block nb = 2 db + x: B = V's values of dims 16 db + 8 x.. (hi, lo).
+    const uint PB = V_Q8 ? KQ : 1u;
+    [[unroll]] for (uint bq = 0; bq < PB; ++bq) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ph, pl;
+      [[unroll]] for (uint i = 0; i < 8u; ++i) {
+        const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
+        const float scale = V_Q8 ? unpackHalf2x16(vs[(2u * h + e) * V_SW + bq / 2u])[bq % 2u] : e == 0u ? vn0[h] : vn1[h];
+        const f16vec2 w = split_hilo(pr[i] == 0.0 ? 0.0 : pr[i] * scale);
+        ph[4u * k + 2u * h + e] = w.x;
+        pl[4u * k + 2u * h + e] = w.y;
       }
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
-    kn = nkn;
-    vn = nvn;
+      [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+        [[unroll]] for (uint x = 0; x < 2u; ++x)
+          if (!V_Q8 || db / 2u == bq) {
+            V_PAIR16(db, 2u * x, h0, l0)
+            V_PAIR16(db, 2u * x + 1u, h1, l1)
+            const uint nb = 2u * db + x;
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
+            bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
+            acc[nb] = coopMatMulAddNV(ph, bh, acc[nb]);
+            acc[nb] = coopMatMulAddNV(pl, bh, acc[nb]);
+            if (!V_EXACT) {
+              fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
+              bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
+              acc[nb] = coopMatMulAddNV(ph, bl, acc[nb]);
+            }
+          }
+    }
+    if (PREFETCH) {
+      [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
+      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+      kn = nkn;
+      vn = nvn;
+    }
   }
 
   // The subgroup's state: l summed over the lanes of a row (its c), o = the accumulators.
@@ -664,7 +737,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   TL_STAMP(2u);
   [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
     [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const uint j = g + 8u * (i >> 1), d = 8u * nb + 2u * c + (i & 1u);
+      const uint j = g + 8u * (i >> 1), d = v_dim(nb / 2u, 8u * (nb % 2u) + 2u * c + (i & 1u));
       if (j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, acc[nb][i] * (1.0 / V_CS));
     }
   if (c == 0u)

@@ -117,7 +117,8 @@ TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
 
 // The query rows on the MMAs' 16-row side (rows16: queries as A, the tile's centroids as B, P
 // straight from the scores' accumulators), on request and where the plan takes it (more than 8
-// rows): every turbo pair at 16 rows to rounding, head dims 128 and 64; 4 live rows of 16, 12, 14
+// rows): every turbo pair at 16 rows to rounding, head dims 128 and 64, and the rows types (f16,
+// q8_0: their fragment slots, q8_0's scales per score column and per P); 4 live rows of 16, 12, 14
 // (GQA 7 x 2) and 21 rows (two chunks of 11) with softcap, window, ragged lengths and split counts;
 // scores far apart. Skipped, with the reason, where B fragments are not in mma's order (NV matrices).
 TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
@@ -144,6 +145,23 @@ TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
                     std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
         EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
       }
+  const std::pair<KvType, KvType> rows_pairs[] = {{KvType::f16, KvType::f16},     {KvType::q8_0, KvType::q8_0},
+                                                  {KvType::q8_0, KvType::f16},    {KvType::turbo3, KvType::q8_0},
+                                                  {KvType::f16, KvType::turbo3},  {KvType::q8_0, KvType::turbo4}};
+  for (uint32_t hd : {128u, 64u})
+    for (const auto& [k, v] : rows_pairs) {
+      DecodeCase c;
+      c.k_type = k;
+      c.v_type = v;
+      c.head_dim = hd;
+      c.m = 4;
+      c.lengths = {200, 45};
+      c.options.rows16 = true;
+      const double err = tc_error(c);
+      std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
+                  std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
+      EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
+    }
   struct Shape {
     uint32_t ratio, m;
   };

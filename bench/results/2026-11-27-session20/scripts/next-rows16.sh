@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Prepared for the next GPU session (branch tc-rows16, not run in session 20: no device time left).
-# The tc kernel's rows16 form: up to 16 query rows a workgroup on the MMAs' 16-row side (turbo K
-# and V, KHR matrices), which the plan takes above 8 rows (llama8b m 3: 12 rows in one workgroup
+# The tc kernel's rows16 form: up to 16 query rows a workgroup on the MMAs' 16-row side (KHR
+# matrices), which the plan takes above 8 rows (not for f16 rows unless asked) (llama8b m 3: 12 rows in one workgroup
 # instead of two of 6; m 8: two of 16 instead of four of 8). Expected (H100, turbo3 32K, session
 # 20's targets run): m 3 50.9 -> ~36 us (about m 2's 34.9: P6b 1.46x -> ~1.05x), m 8 88.3 -> ~70
 # (P6a 3.05x -> ~2.4x); registers ~190 (two workgroups an SM, as the wide form). If the tests fail,
@@ -9,24 +9,29 @@
 # fragment orders it assumes). Each step writes its progress to $OUT as it goes; a cold machine
 # compiles every pipeline first (session 20: test_decode_tc 57 s cold, 3 s warm).
 # Binaries from the branch's build, carried in .pk/bins.tar.xz: build-slim/profile/turboprof,
-# build-slim/tests/test_decode_tc, test_append_decode, test_decode.
+# build-slim/tests/test_decode_tc, test_append_decode, test_decode. `$0 tests` runs the tests,
+# `$0 profile` the timings (each fits one call of 600 s on a cold machine; both: `$0`).
+PART=${1:-all}
 python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
 source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS
 lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
 lg start
+if [[ $PART != profile ]]; then
 timeout 150 build-slim/tests/test_decode_tc > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "rows16|FAILED|Failure" $R/test_decode_tc.txt | head -40 >> $R/progress.txt
 timeout 120 build-slim/tests/test_append_decode --gtest_brief=1 > $R/test_append_decode.txt 2>&1; lg "test_append_decode rc $?"
 timeout 60 build-slim/tests/test_decode --gtest_brief=1 --gtest_filter='*SplitInvariance*:*EveryTypePair*' > $R/test_decode.txt 2>&1; lg "test_decode rc $?"
+fi
+[[ $PART == tests ]] && { cat $R/progress.txt; exit 0; }
 # rows16 off (the columns: wide 6/8-row chunks) against the plan's (rows16 above 8 rows), m 2 as
 # the control (8 rows: the wide form either way) and m 1 with rows16 forced (4 live rows of 16).
 for round in 1 2; do
   for r in 0 auto; do
     for m in 2 3 8; do
       env $([ $r = 0 ] && echo TKV_ROWS16=0) TKV_LOG=info TKV_PIPELINE_STATS=1 timeout 60 build-slim/profile/turboprof profile \
-        --types turbo3,turbo2,turbo4 --ctx 8k,32k --m $m --modes 0 --repeat 10 2>&1 |
-        grep -E '^(turbo)|pipeline decode_tc|rror' | sed "s/^/$round r$r-m$m /" >> $R/profile.txt
+        --types turbo3,turbo2,turbo4,q8_0 --ctx 8k,32k --m $m --modes 0 --repeat 10 2>&1 |
+        grep -E '^(turbo|q8_0)|pipeline decode_tc|rror' | sed "s/^/$round r$r-m$m /" >> $R/profile.txt
       lg "r$round rows16=$r m$m rc $?"
     done
   done
@@ -34,6 +39,10 @@ for round in 1 2; do
     grep -E '^(turbo)|rror' | sed "s/^/$round r1-m1 /" >> $R/profile.txt
   timeout 60 build-slim/profile/turboprof profile --types turbo3 --ctx 8k,32k --m 1 --modes 0 --repeat 10 2>&1 |
     grep -E '^(turbo)|rror' | sed "s/^/$round rauto-m1 /" >> $R/profile.txt
+  for r in 0 1; do  # f16 rows: rows16 only on request (their words beside Q's and O's registers)
+    TKV_ROWS16=$r TKV_LOG=info TKV_PIPELINE_STATS=1 timeout 60 build-slim/profile/turboprof profile --types f16 --ctx 32k --m 3 \
+      --modes 0 --repeat 10 2>&1 | grep -E '^(f16)|pipeline decode_tc|rror' | sed "s/^/$round r$r-f16m3 /" >> $R/profile.txt
+  done
   lg "r$round m1 done"
 done
 grep -v Register $R/profile.txt > $R/times.txt; python3 bench/ab_summary.py $R/times.txt > $R/summary.txt 2>&1
