@@ -62,7 +62,7 @@ layout(constant_id = 6) const uint PAGE_SIZE = 64;
 layout(constant_id = 7) const uint KV_HEADS = 8;
 layout(constant_id = 8) const uint GQA = 4;
 layout(constant_id = 9) const uint M = 1;
-layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 8 (> 4: WIDE)
+layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 8 (> 4: WIDE); ROWS16: <= 16
 layout(constant_id = 11) const uint Q_F16 = 0;
 layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
 layout(constant_id = 13) const uint OUT_F16 = 0;

@@ -35,6 +35,10 @@ for round in 1 2; do
       lg "r$round rows16=$r m$m rc $?"
     done
   done
+  # 8 rows (m 2) on the MMAs' 16-row side against the wide form: whether m 2 should take it too (P6b)
+  TKV_ROWS16=1 TKV_LOG=info TKV_PIPELINE_STATS=1 timeout 60 build-slim/profile/turboprof profile \
+    --types turbo3,turbo2,turbo4,q8_0 --ctx 8k,32k --m 2 --modes 0 --repeat 10 2>&1 |
+    grep -E '^(turbo|q8_0)|pipeline decode_tc|rror' | sed "s/^/$round r1-m2 /" >> $R/profile.txt
   TKV_ROWS16=1 timeout 60 build-slim/profile/turboprof profile --types turbo3 --ctx 8k,32k --m 1 --modes 0 --repeat 10 2>&1 |
     grep -E '^(turbo)|rror' | sed "s/^/$round r1-m1 /" >> $R/profile.txt
   timeout 60 build-slim/profile/turboprof profile --types turbo3 --ctx 8k,32k --m 1 --modes 0 --repeat 10 2>&1 |
