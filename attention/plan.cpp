@@ -229,10 +229,6 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     fail(ErrorCode::invalid_argument, "decode: unroll must be 1, 2, 4 or 8");
   if (request.subgroups && request.subgroups != 4 && request.subgroups != 6 && request.subgroups != 8)
     fail(ErrorCode::invalid_argument, "decode: subgroups per workgroup must be 4, 6 or 8");
-  if (request.rows16.value_or(false)) {
-    const std::string why = rows16_problem(caps, s, request);
-    if (!why.empty()) fail(ErrorCode::invalid_argument, "decode: the query rows on the MMAs' 16-row side: " + why);
-  }
 
   if (s.page_size == 0 || s.page_size % 16 != 0)
     fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of 16");
@@ -302,6 +298,10 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs; not
     // unasked for f16 rows (their tile words, 64 registers a lane without a prefetch, beside Q's
     // 64 and the outputs' 64).
+    if (request.rows16.value_or(false)) {
+      const std::string why = rows16_problem(caps, s, request);
+      if (!why.empty()) fail(ErrorCode::invalid_argument, "decode: the query rows on the MMAs' 16-row side: " + why);
+    }
     const bool f16_rows = s.k_type == KvType::f16 || s.v_type == KvType::f16;
     p.rows16 = request.rows16.value_or(rm > 8 && !f16_rows) && rows16_problem(caps, s, request).empty();
     tc_rows(p.rows16 ? 16 : 8);

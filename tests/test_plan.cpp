@@ -353,6 +353,10 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   };
   expect_refused(h100_tensor_cores(), llama8b(32768, 1, 3), {}, "mma.m16n8k16's order");
   expect_refused(caps, llama8b(32768, 1, 3), {.subgroups = 8}, "it takes 4 subgroups a workgroup");
+  // The other variants ignore it, as they ignore subgroups.
+  const auto smem = plan_decode(h100(), llama8b(32768, 1, 3), {.variant = Variant::smem, .rows16 = true});
+  EXPECT_FALSE(smem.rows16);
+  EXPECT_EQ(smem.variant, Variant::smem);
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
