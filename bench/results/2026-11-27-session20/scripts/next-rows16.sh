@@ -49,6 +49,16 @@ for round in 1 2; do
   done
   lg "r$round m1 done"
 done
+# The tile loops' machine code (bench/sass_dump.py, sass_loop.py): rows16 against the wide form at
+# m 3 32K, turbo3 and q8_0; MOV counts (B pairs from (hi, lo) table entries) and LDL / STL (spills).
+I=/tmp/r16sass; rm -rf $I; mkdir -p $I
+for r in 0 1; do
+  TKV_ROWS16=$r TKV_CACHE_DIR=$I/cache$r timeout 60 build-slim/profile/turboprof profile --types turbo3,q8_0 --ctx 32k --m 3 \
+    --modes 0 --repeat 3 > /dev/null 2>&1
+  python3 bench/sass_dump.py $I/sass$r $I/cache$r > $I/index$r.txt 2>&1
+  for f in $I/sass$r/*.sass; do grep -q HMMA "$f" && echo "r$r $f: $(python3 bench/sass_loop.py "$f" | tr '\n' ' ') LDL $(grep -c LDL $f) STL $(grep -c STL $f)"; done >> $R/loops.txt 2>&1
+done
+lg "sass done"
 grep -v Register $R/profile.txt > $R/times.txt; python3 bench/ab_summary.py $R/times.txt > $R/summary.txt 2>&1
 grep Register $R/profile.txt | grep -o "^1 r[a-z0-9-]*\|Register Count = [0-9]*" | paste - - | sort -u > $R/registers.txt
-cat $R/progress.txt $R/summary.txt $R/registers.txt
+cat $R/progress.txt $R/summary.txt $R/registers.txt; cut -c1-400 $R/loops.txt
