@@ -9,7 +9,8 @@
 # fragment orders it assumes). Each step writes its progress to $OUT as it goes; a cold machine
 # compiles every pipeline first (session 20: test_decode_tc 57 s cold, 3 s warm).
 # Binaries from the branch's build, carried in .pk/bins.tar.xz: build-slim/profile/turboprof,
-# build-slim/tests/test_decode_tc, test_append_decode, test_decode. `$0 tests` runs the tests,
+# build-slim/tests/test_decode_tc, test_append_decode, test_decode; and main's turboprof as
+# build-slim/profile/turboprof_base (for the columns form's conditional rescale, m 1). `$0 tests` runs the tests,
 # `$0 profile` the timings (each fits one call of 600 s on a cold machine; both: `$0`).
 PART=${1:-all}
 python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
@@ -48,6 +49,16 @@ for round in 1 2; do
       --modes 0 --repeat 10 2>&1 | grep -E '^(f16)|pipeline decode_tc|rror' | sed "s/^/$round r$r-f16m3 /" >> $R/profile.txt
   done
   lg "r$round m1 done"
+done
+# The columns form's outputs rescaled only where a maximum grew (branch) against main (base), m 1:
+# expected a few % where the loop's issue binds (turbo 32K-128K), nothing at 8K.
+for round in 1 2; do
+  for v in base head; do
+    P=build-slim/profile/turboprof; [ $v = base ] && P=build-slim/profile/turboprof_base
+    timeout 60 $P profile --types turbo3,turbo2,turbo4,q8_0,f16 --ctx 8k,32k,128k --modes 0 --repeat 10 2>&1 |
+      grep -E '^(turbo|q8_0|f16)|rror' | sed "s/^/$round $v-m1 /" >> $R/profile.txt
+    lg "r$round $v m1 rc $?"
+  done
 done
 # The tile loops' machine code (bench/sass_dump.py, sass_loop.py): rows16 against the wide form at
 # m 3 32K, turbo3 and q8_0; MOV counts (B pairs from (hi, lo) table entries) and LDL / STL (spills).
