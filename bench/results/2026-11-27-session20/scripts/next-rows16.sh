@@ -10,21 +10,23 @@
 # compiles every pipeline first (session 20: test_decode_tc 57 s cold, 3 s warm).
 # Binaries from the branch's build, carried in .pk/bins.tar.xz: build-slim/profile/turboprof,
 # build-slim/tests/test_decode_tc, test_append_decode, test_decode; and main's turboprof as
-# build-slim/profile/turboprof_base (for the columns form's conditional rescale, m 1). `$0 tests` runs the tests,
-# `$0 profile` the timings (each fits one call of 600 s on a cold machine; both: `$0`).
+# build-slim/profile/turboprof_base (for the columns form's conditional rescale, m 1). `$0 tests`
+# runs the tests, `$0 profile` rows16's timings, `$0 m1` the rescale's and the loops' machine code
+# (each fits one call of 600 s on a cold machine; all three: `$0`).
 PART=${1:-all}
 python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
 source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS
 lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
 lg start
-if [[ $PART != profile ]]; then
+if [[ $PART == all || $PART == tests ]]; then
 timeout 150 build-slim/tests/test_decode_tc > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "rows16|FAILED|Failure" $R/test_decode_tc.txt | head -40 >> $R/progress.txt
 timeout 120 build-slim/tests/test_append_decode --gtest_brief=1 > $R/test_append_decode.txt 2>&1; lg "test_append_decode rc $?"
 timeout 60 build-slim/tests/test_decode --gtest_brief=1 --gtest_filter='*SplitInvariance*:*EveryTypePair*' > $R/test_decode.txt 2>&1; lg "test_decode rc $?"
 fi
 [[ $PART == tests ]] && { cat $R/progress.txt; exit 0; }
+if [[ $PART == all || $PART == profile ]]; then
 # rows16 off (the columns: wide 6/8-row chunks) against the plan's (rows16 above 8 rows), m 2 as
 # the control (8 rows: the wide form either way) and m 1 with rows16 forced (4 live rows of 16).
 for round in 1 2; do
@@ -50,6 +52,8 @@ for round in 1 2; do
   done
   lg "r$round m1 done"
 done
+fi
+if [[ $PART == all || $PART == m1 ]]; then
 # The columns form's outputs rescaled only where a maximum grew (branch) against main (base), m 1:
 # expected a few % where the loop's issue binds (turbo 32K-128K), nothing at 8K.
 for round in 1 2; do
@@ -70,6 +74,7 @@ for r in 0 1; do
   for f in $I/sass$r/*.sass; do grep -q HMMA "$f" && echo "r$r $f: $(python3 bench/sass_loop.py "$f" | tr '\n' ' ') LDL $(grep -c LDL $f) STL $(grep -c STL $f)"; done >> $R/loops.txt 2>&1
 done
 lg "sass done"
+fi
 grep -v Register $R/profile.txt > $R/times.txt; python3 bench/ab_summary.py $R/times.txt > $R/summary.txt 2>&1
 grep Register $R/profile.txt | grep -o "^1 r[a-z0-9-]*\|Register Count = [0-9]*" | paste - - | sort -u > $R/registers.txt
 cat $R/progress.txt $R/summary.txt $R/registers.txt; cut -c1-400 $R/loops.txt
