@@ -15,4 +15,5 @@ strip -o build-slim/profile/turboprof build-run/profile/turboprof
 strip -o build-slim/profile/turboprof_base /tmp/tkv-main/build/profile/turboprof
 for t in test_decode_tc test_append_decode test_decode; do strip -o build-slim/tests/$t build-run/tests/$t; done
 tar cf - build-slim | xz -T2 -3 > .pk/bins.tar.xz
+git worktree remove --force /tmp/tkv-main  # (main stays free to check out here)
 ls -la .pk/bins.tar.xz
