@@ -495,6 +495,23 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
   return subgroupMax(amax);
 }
 
+// The power of two that puts the query rows' largest |q| (the subgroups' maxima) in [2^11, 2^12).
+float query_scale() {
+  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
+  int qexp;
+  frexp(qmax, qexp);  // max |q| < 2^qexp
+  return qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+}
+
+// Row j of the workgroup's: whether it is one of the group's, and the tokens it attends to
+// [lo_tok, hi_tok] (its own position, and the window).
+void row_range(uint row_chunk, uint j, uint len, out bool live, out uint hi_tok, out uint lo_tok) {
+  const uint gr = row_chunk * ROWS + j;
+  live = j < ROWS && gr < RM;
+  hi_tok = len - M + (live ? gr / GQA : 0u);
+  lo_tok = (pc.window > 0 && hi_tok + 1 > pc.window) ? hi_tok + 1 - pc.window : 0u;
+}
+
 // The tables (the region holds nothing else yet).
 void build_tables(uint tid) {
   for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
@@ -573,10 +590,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   if (lane == 0u && sg < 4u) qmax_sh[sg] = amax;
   build_tables(tid);
   barrier();
-  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
-  int qexp;
-  frexp(qmax, qexp);  // max |q| < 2^qexp
-  const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+  const float qs = query_scale();
   // Q's rows, row-major (dims in K's fragment slots): hi halves in rows 0..15 of frag, lo in 16..31.
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     [[unroll]] for (uint u = 0; u < 4u; ++u)
@@ -599,12 +613,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
-  [[unroll]] for (uint k = 0; k < 2; ++k) {
-    const uint j = g + 8u * k, gr = row_chunk * ROWS + j;
-    row_live[k] = j < ROWS && gr < RM;
-    hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
-    lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
-  }
+  [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
   uvec2 kn, vn;
   if (start + sg * TILE < end) {
@@ -768,10 +777,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   }
   build_tables(tid);  // meanwhile
   barrier();
-  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
-  int qexp;
-  frexp(qmax, qexp);  // max |q| < 2^qexp
-  const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+  const float qs = query_scale();
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
@@ -803,12 +809,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
-  [[unroll]] for (uint k = 0; k < 2; ++k) {
-    const uint gr = row_chunk * ROWS + r0 + k;
-    row_live[k] = r0 + k < ROWS && gr < RM;
-    hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
-    lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
-  }
+  [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
   if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
   if (!PREFETCH && start + sg * TILE < end) fetch_k(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
