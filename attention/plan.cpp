@@ -100,7 +100,10 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     auto entries = [](KvType t) -> uint32_t { return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t subgroups = p.workgroup / 32;
-    const uint32_t region = std::max(8 * 16 * tables, 8 * ((subgroups * p.rows * (dim + 2) + 1) / 2));
+    // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
+    const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
+    const uint32_t region =
+        std::max(8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
     // (rows16: Q's 16 rows' hi and lo halves, 32 rows of dim)
     return region + 2 * dim * (p.rows16 ? 32 : p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }

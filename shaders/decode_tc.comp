@@ -199,8 +199,13 @@ const uint K_ENTRIES = K_ROWS ? 0 : K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_ROW
 // K and V of one type share one table.
 const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
-const uint OSH = 0, MSH = SUBGROUPS * ROWS * DIM;   // float offsets of osh and msh
-const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
+// osh holds OSLOTS subgroups' outputs: ROWS16 folds subgroups sg + 2 into sg first (rows16_split),
+// so that 16 rows' outputs take 16 KB, not 33: the NVIDIA driver gives these kernels 64 KB of
+// shared memory an SM (H100, session 21: 35.3 KB a workgroup ran one an SM, a second wave of
+// workgroups 26 us late).
+const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
+const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
+const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
 const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2: the rows)
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
@@ -744,17 +749,37 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   }
   barrier();  // every subgroup is done with the tables before osh overwrites them
   TL_STAMP(2u);
-  [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
-    [[unroll]] for (uint i = 0; i < 4; ++i) {
-      const uint j = g + 8u * (i >> 1), d = v_dim(nb / 2u, 8u * (nb % 2u) + 2u * c + (i & 1u));
-      if (j < ROWS) OSH_SET((sg * ROWS + j) * DIM + d, acc[nb][i] * (1.0 / V_CS));
-    }
-  if (c == 0u)
-    [[unroll]] for (uint k = 0; k < 2; ++k)
-      if (g + 8u * k < ROWS) {
-        MSH_SET((sg * ROWS + g + 8u * k) * 2, m_run[k]);
-        MSH_SET((sg * ROWS + g + 8u * k) * 2 + 1, l_run[k]);
+  // Subgroups OSLOTS.. store their states (osh slot sg - OSLOTS), then subgroups 0..OSLOTS - 1
+  // fold them into their own (each lane reads and rewrites the elements it holds) and store those.
+  const bool upper = sg >= OSLOTS;
+  [[unroll]] for (uint fold = 0; fold < 2u; ++fold) {
+    if (fold == 1u) barrier();
+    if (upper == (fold == 1u)) continue;
+    float a_own[2] = float[](1.0, 1.0), a_oth[2] = float[](0.0, 0.0);
+    if (!upper)
+      [[unroll]] for (uint k = 0; k < 2; ++k)
+        if (g + 8u * k < ROWS) {
+          const uint at = ((sg + OSLOTS) * ROWS + g + 8u * k) * 2;
+          const float mo = MSH_GET(at), mx = max(m_run[k], mo);
+          a_own[k] = m_run[k] == NEG_INF ? 0.0 : exp(m_run[k] - mx);
+          a_oth[k] = mo == NEG_INF ? 0.0 : exp(mo - mx);
+          l_run[k] = l_run[k] * a_own[k] + MSH_GET(at + 1) * a_oth[k];
+          m_run[k] = mx;
+        }
+    const uint slot = upper ? sg - OSLOTS : sg;
+    [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
+      [[unroll]] for (uint i = 0; i < 4; ++i) {
+        const uint j = g + 8u * (i >> 1), d = v_dim(nb / 2u, 8u * (nb % 2u) + 2u * c + (i & 1u));
+        const uint o = (slot * ROWS + j) * DIM + d;
+        if (j < ROWS) OSH_SET(o, acc[nb][i] * (a_own[i >> 1] / V_CS) + (upper ? 0.0 : OSH_GET(o) * a_oth[i >> 1]));
       }
+    if (c == 0u)
+      [[unroll]] for (uint k = 0; k < 2; ++k)
+        if (g + 8u * k < ROWS) {
+          MSH_SET((sg * ROWS + g + 8u * k) * 2, m_run[k]);
+          MSH_SET((sg * ROWS + g + 8u * k) * 2 + 1, l_run[k]);
+        }
+  }
 }
 
 // The split's query rows, tables and tiles in the MMAs' columns (the header; ROWS16: rows16_split),
@@ -1037,9 +1062,9 @@ void main() {
     const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
     float mx = NEG_INF;
-    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
+    [[unroll]] for (uint q = 0; q < OSLOTS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
     vec4 v = vec4(0.0);
-    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) {
+    [[unroll]] for (uint q = 0; q < OSLOTS; ++q) {
       const float mq = MSH_GET((q * ROWS + j) * 2);
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
       if (k4 == 0u) {

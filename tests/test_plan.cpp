@@ -301,7 +301,9 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   EXPECT_EQ(m8.rows, 16u);
   EXPECT_EQ(m8.row_chunks, 2u);
   EXPECT_GT(m8.shared_bytes, m3.shared_bytes);  // 16 rows' outputs
-  EXPECT_LE(m8.shared_bytes, 49152u);
+  // Two an SM within the 64 KB of shared memory NVIDIA's driver gives these kernels (1 KB more a
+  // workgroup reserved): half the subgroups' outputs folded into the others' first.
+  EXPECT_LE(2 * (m8.shared_bytes + 1024), 65536u) << m8.shared_bytes;
   // 8 rows or fewer: the columns (m 2: the wide form; m 1: four subgroups' 4 rows, or six).
   const auto m2 = plan(llama8b(32768, 1, 2));
   EXPECT_FALSE(m2.rows16);
