@@ -104,8 +104,8 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
     const uint32_t region =
         std::max(8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
-    // (rows16: Q's 16 rows' hi and lo halves, 32 rows of dim)
-    return region + 2 * dim * (p.rows16 ? 32 : p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
+    // (rows16: Q's 16 rows' hi halves, then their lo halves)
+    return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;

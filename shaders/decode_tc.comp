@@ -97,7 +97,7 @@ const uint RM = GQA * M;
 // for 4 rows) serve 16 rows: 96 MMAs where two chunks of 8 rows (the WIDE form) take 96 and 4
 // chunks of 4 rows 128, with the softmax of 8 scores a lane.
 const bool WIDE = ROWS > 4u;  // (not with ROWS16, whose own loop is rows16_split)
-const uint QCOLS = ROWS16 != 0u ? 32u : ROWS > 4u ? 16u : 8u;  // frag: Qb's columns (ROWS16: Q's rows, hi then lo)
+const uint QCOLS = ROWS16 != 0u ? 16u : ROWS > 4u ? 16u : 8u;  // frag: Qb's columns (ROWS16: Q's rows, hi or lo)
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint V_DIM = DIM, V_GROUP = DIM;  // (split_merge.glsl) one group per row
 const uint BLOCKS = DIM / 16;
@@ -200,9 +200,8 @@ const uint K_ENTRIES = K_ROWS ? 0 : K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_ROW
 const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
 // osh holds OSLOTS subgroups' outputs: ROWS16 folds subgroups sg + 2 into sg first (rows16_split),
-// so that 16 rows' outputs take 16 KB, not 33: the NVIDIA driver gives these kernels 64 KB of
-// shared memory an SM (H100, session 21: 35.3 KB a workgroup ran one an SM, a second wave of
-// workgroups 26 us late).
+// so that 16 rows' outputs take 16 KB, not 33. (H100, session 21: workgroups of 35.3 KB and of
+// 27.2 KB ran one an SM, a second wave of them 26-45 us late; 23.0 KB two an SM.)
 const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
 const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
@@ -596,21 +595,24 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   build_tables(tid);
   barrier();
   const float qs = query_scale();
-  // Q's rows, row-major (dims in K's fragment slots): hi halves in rows 0..15 of frag, lo in 16..31.
-  [[unroll]] for (uint i = 0; i < 4u; ++i)
-    [[unroll]] for (uint u = 0; u < 4u; ++u)
-      if (u < QV) {
-        const uint k = k_slot(lane + 32u * u);
-        const f16vec2 h = split_hilo(qv[i][u] * qs);
-        frag[(sg + 4u * i) * DIM + k] = h.x;
-        frag[(16u + sg + 4u * i) * DIM + k] = h.y;
-      }
-  barrier();
   const float unscale = 1.0 / (K_CS * qs);
+  // Q's rows, row-major (dims in K's fragment slots) in frag: their hi halves, loaded as qa, then
+  // their lo halves (4 KB, not 8: two workgroups an SM hold 16 rows' state under the driver's
+  // shared memory; session 21).
   fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> qa[BLOCKS], qla[BLOCKS];
-  [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
-    coopMatLoadNV(qa[kb], frag, kb * 16u, DIM, false);
-    coopMatLoadNV(qla[kb], frag, 16u * DIM + kb * 16u, DIM, false);
+  [[unroll]] for (uint lo = 0; lo < 2u; ++lo) {
+    if (lo == 1u) barrier();  // every subgroup has its hi halves
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      [[unroll]] for (uint u = 0; u < 4u; ++u)
+        if (u < QV) {
+          const f16vec2 h = split_hilo(qv[i][u] * qs);
+          frag[(sg + 4u * i) * DIM + k_slot(lane + 32u * u)] = lo == 0u ? h.x : h.y;
+        }
+    barrier();
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
+      if (lo == 0u) coopMatLoadNV(qa[kb], frag, kb * 16u, DIM, false);
+      else coopMatLoadNV(qla[kb], frag, kb * 16u, DIM, false);
+    }
   }
   TL_STAMP(1u);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[2 * BLOCKS];

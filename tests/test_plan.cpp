@@ -301,9 +301,10 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   EXPECT_EQ(m8.rows, 16u);
   EXPECT_EQ(m8.row_chunks, 2u);
   EXPECT_GT(m8.shared_bytes, m3.shared_bytes);  // 16 rows' outputs
-  // Two an SM within the 64 KB of shared memory NVIDIA's driver gives these kernels (1 KB more a
-  // workgroup reserved): half the subgroups' outputs folded into the others' first.
-  EXPECT_LE(2 * (m8.shared_bytes + 1024), 65536u) << m8.shared_bytes;
+  // Two an SM on the H100: 23.5 KB a workgroup ran two an SM (sessions 5, 21), 27.2 KB one
+  // (session 21, a second wave of workgroups): half the subgroups' outputs folded into the others'
+  // first, Q's hi and lo halves through shared memory one after the other.
+  EXPECT_LE(m8.shared_bytes, 24064u);
   // 8 rows or fewer: the columns (m 2: the wide form; m 1: four subgroups' 4 rows, or six).
   const auto m2 = plan(llama8b(32768, 1, 2));
   EXPECT_FALSE(m2.rows16);
