@@ -913,12 +913,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     }
     // A new running maximum only where some score passed the old one: the reduction over the
     // subgroup's tokens (three shuffle rounds per row) runs only then, rare once the maxima settle.
-    // The outputs are rescaled only then too (elsewhere alpha is 1: the same values, 32 FMULs a
-    // tile fewer).
     bool grew = false;
     [[unroll]] for (uint i = 0; i < 4; ++i) grew = grew || sc[i] > m_run[i & 1u];
+    float alpha[2] = float[](1.0, 1.0);
     if (subgroupAny(grew)) {
-      float alpha[2];
       [[unroll]] for (uint k = 0; k < 2; ++k) {
         float mx = max(sc[k], sc[k + 2]);
         mx = max(mx, subgroupShuffleXor(mx, 4u));
@@ -929,9 +927,9 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         m_run[k] = m_new;
         l_run[k] *= alpha[k];
       }
-      [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
-        [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     }
+    [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+      [[unroll]] for (uint i = 0; i < 4; ++i) acc[db][i] *= alpha[i & 1u];
     // Probabilities: l sums p; Pb holds w = p x norm_v (hi in lanes c < 2, lo in c >= 2; WIDE:
     // the rows' w_hi, and a second matrix, pl, their w_lo), built in registers (BUILD_B).
     float pr[4];
