@@ -107,6 +107,10 @@ PolicyChoice resolve_request(const DispatchPolicy& policy, const DecodeShape& sh
     c.request.subgroups = options.subgroups;
     changed += " subgroups " + std::to_string(options.subgroups);
   }
+  if (options.rows16.has_value()) {
+    c.request.rows16 = options.rows16;
+    changed += std::string(" rows16 ") + (*options.rows16 ? "on" : "off");
+  }
   c.request.mode = options.profile_mode;
   if (!changed.empty()) c.reason += "; options:" + changed;
   return c;
@@ -377,10 +381,11 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   }
   const bool khr = tc && cache_.context().coopmat_khr();
   if (tc) {  // B_NATIVE (id 16): B fragments in mma's order (KHR matrices, kvcache/vk/coopmat_khr.hpp);
-             // WG (17): the workgroup's invocations
+             // WG (17): the workgroup's invocations; ROWS16 (18): the rows on the MMAs' 16-row side
     if (!fused) constants.insert(constants.end(), {0u, 0u});
     constants.push_back(khr ? 1u : 0u);
     constants.push_back(p.workgroup);
+    constants.push_back(p.rows16 ? 1u : 0u);
   }
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays

@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -47,6 +48,7 @@ struct DecodeOptions {
   uint32_t dims_per_lane = 0;
   uint32_t unroll = 0;
   uint32_t subgroups = 0;  // tc only: subgroups per workgroup, 4, 6 or 8 (others ignore it)
+  std::optional<bool> rows16;  // tc only: the query rows on the MMAs' 16-row side (PlanRequest::rows16)
   // record_append_decode only.
   AppendFusion fusion = AppendFusion::automatic;
 };

@@ -83,6 +83,12 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
   return "";
 }
 
+std::string rows16_problem(const DeviceCaps& caps, const DecodeShape&, const PlanRequest& request) {
+  if (!caps.mma_b_native) return "device " + caps.name + " has no B fragments in mma.m16n8k16's order (KHR matrices)";
+  if (request.subgroups && request.subgroups != 4) return "it takes 4 subgroups a workgroup";
+  return "";
+}
+
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const DecodePlan& p) {
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
@@ -94,8 +100,12 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     auto entries = [](KvType t) -> uint32_t { return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t subgroups = p.workgroup / 32;
-    const uint32_t region = std::max(8 * 16 * tables, 8 * ((subgroups * p.rows * (dim + 2) + 1) / 2));
-    return region + 2 * dim * (p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
+    // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
+    const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
+    const uint32_t region =
+        std::max(8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
+    // (rows16: Q's 16 rows' hi halves, then their lo halves)
+    return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;
@@ -159,7 +169,7 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
     // 86.9.)
     const bool tc = p.variant == Variant::tc;
-    const uint32_t tc_max = p.rows > 4 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax;
+    const uint32_t tc_max = p.rows > 4 || p.rows16 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax;
     auto room = [&](uint32_t per_unit) {
       const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
       return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
@@ -288,7 +298,20 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.team = 32;
     p.unroll = 16;  // tokens_per_step(): subgroups x 16 tokens
     p.dims_per_lane = k_dim;
-    tc_rows(8);
+    // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs; not
+    // unasked for f16 rows (their tile words, 64 registers a lane without a prefetch, beside Q's
+    // 64 and the outputs' 64).
+    if (request.rows16.value_or(false)) {
+      const std::string why = rows16_problem(caps, s, request);
+      if (!why.empty()) fail(ErrorCode::invalid_argument, "decode: the query rows on the MMAs' 16-row side: " + why);
+    }
+    const bool f16_rows = s.k_type == KvType::f16 || s.v_type == KvType::f16;
+    p.rows16 = request.rows16.value_or(rm > 8 && !f16_rows) && rows16_problem(caps, s, request).empty();
+    tc_rows(p.rows16 ? 16 : 8);
+    if (p.rows16 && !request.rows16.has_value() && p.shared_bytes > budget) {  // (16 rows' outputs: 33 KB)
+      p.rows16 = false;
+      tc_rows(8);
+    }
   }
   if (p.shared_bytes > budget)
     fail(ErrorCode::invalid_argument, "decode: variant " + std::string(variant_name(p.variant)) + " needs " +
@@ -301,12 +324,24 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // H100, session 17, µs per call (4-row chunks / wide): llama8b turbo3 m 2 8K 18.4 / 19.3
   // (splits of 4 steps), 32K 42.1 / 34.3 (16 steps); m 3 8K 22.8 / 21.8 (8 steps); qwen7b
   // (7 rows) 8K 14.8 / 18.4-19.6 (2-6 steps), 32K 27.9 / 27.3 (8 steps); m 8 32K 125.1 / 86.9.
-  // Shorter splits than kTensorCoreWideMinSteps take chunks of 4 rows instead.
-  if (p.variant == Variant::tc && p.rows > 4 && !request.splits &&
-      p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps) {
-    tc_rows(4);
-    plan_splits(caps, s, request, p);
-  } else if (p.variant == Variant::tc && p.rows <= 4 && !request.subgroups && !request.splits &&
+  // Shorter splits than kTensorCoreWideMinSteps take smaller chunks of rows instead: rows16's
+  // (up to 16) chunks of at most 8, then of 4.
+  auto short_splits = [&] { return p.chunk / p.tokens_per_step() < kTensorCoreWideMinSteps; };
+  bool fewer_rows = false;
+  if (p.variant == Variant::tc && !request.splits && !request.rows16.has_value()) {
+    if (p.rows16 && short_splits()) {
+      p.rows16 = false;
+      tc_rows(8);
+      plan_splits(caps, s, request, p);
+      fewer_rows = true;
+    }
+    if (p.rows > 4 && short_splits()) {
+      tc_rows(4);
+      plan_splits(caps, s, request, p);
+      fewer_rows = true;
+    }
+  }
+  if (!fewer_rows && p.variant == Variant::tc && p.rows <= 4 && !p.rows16 && !request.subgroups && !request.splits &&
              s.k_type != KvType::f16 && per_unit == kTensorCoreWorkgroupsPerUnit) {
     // Six subgroups where splits too short for a third workgroup an SM leave two (12 warps an SM
     // instead of 8, the same partials to merge), once their splits are kTensorCoreWideMinSteps
@@ -327,7 +362,9 @@ std::string DecodePlan::describe() const {
   std::ostringstream o;
   o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
     << ", splits " << splits << " x " << chunk << " tokens, " << workgroups << " workgroups of " << workgroup;
-  if (variant == Variant::tc) o << " (" << workgroup / 32 << " subgroups x 16-token tiles on the tensor cores), ";
+  if (variant == Variant::tc)
+    o << " (" << workgroup / 32 << " subgroups x 16-token tiles on the tensor cores"
+      << (rows16 ? ", queries on the MMAs' 16-row side" : "") << "), ";
   else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), ";
   o << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
     << " B shared" << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,9 @@ struct PlanRequest {
   uint32_t dims_per_lane = 0;  // tuning override: 4, 8, 16 or 32
   uint32_t unroll = 0;         // tuning override: 1, 2, 4 or 8
   uint32_t subgroups = 0;      // tuning override, tc only: subgroups per workgroup, 4, 6 or 8
+  // Tuning override, tc only: the query rows on the MMAs' 16-row side (up to 16 rows a workgroup;
+  // B fragments in mma's order); unset: the plan's choice (more than 8 rows, no f16 rows).
+  std::optional<bool> rows16;
 };
 
 struct DecodePlan {
@@ -52,6 +56,7 @@ struct DecodePlan {
   uint32_t chunk = 1;          // tokens per split
   uint32_t shared_bytes = 0;   // shared memory per workgroup
   uint32_t workgroups = 0;     // decode workgroups launched (the grid)
+  bool rows16 = false;         // tc: the query rows on the MMAs' 16-row side (shaders/decode_tc.comp)
   Variant variant = Variant::mag4;
   ProfileMode mode = ProfileMode::full;
   std::string reason;          // why these splits and this variant
@@ -81,6 +86,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& shape, const P
 // fragments, subgroups of 32, turbo K and V with one rotation group per row (head dim <= 64 or
 // 128) or f16 / q8_0 rows of head dim 64 or 128 (either side), profile mode 0 or 1.
 std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& shape, ProfileMode mode = ProfileMode::full);
+// Why the tc kernel cannot take its query rows on the MMAs' 16-row side here; empty: it can.
+std::string rows16_problem(const DeviceCaps& caps, const DecodeShape& shape, const PlanRequest& request);
 
 // Shared memory the decode kernel declares for a plan (mirrors shaders/decode.comp).
 uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& shape, const DecodePlan& plan);

@@ -444,6 +444,10 @@ PolicyChoice apply_environment(PolicyChoice choice) {
     choice.request.subgroups = *v;
     changed += " TKV_SUBGROUPS=" + std::to_string(*v);
   }
+  if (const auto v = env_u32("TKV_ROWS16", [](uint32_t x) { return x <= 1; }, "0 or 1")) {
+    choice.request.rows16 = *v == 1;
+    changed += " TKV_ROWS16=" + std::to_string(*v);
+  }
   if (!changed.empty()) choice.reason += "; environment:" + changed;
   return choice;
 }

@@ -62,7 +62,7 @@ layout(constant_id = 6) const uint PAGE_SIZE = 64;
 layout(constant_id = 7) const uint KV_HEADS = 8;
 layout(constant_id = 8) const uint GQA = 4;
 layout(constant_id = 9) const uint M = 1;
-layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 8 (> 4: WIDE)
+layout(constant_id = 10) const uint ROWS = 4;        // query rows per workgroup, <= 8 (> 4: WIDE); ROWS16: <= 16
 layout(constant_id = 11) const uint Q_F16 = 0;
 layout(constant_id = 12) const uint MODE = 0;        // 0 or 1 (reads nothing)
 layout(constant_id = 13) const uint OUT_F16 = 0;
@@ -72,6 +72,9 @@ layout(constant_id = 16) const uint B_NATIVE = 0;  // 1: B fragments in mma.m16n
 
 layout(constant_id = 17) const uint WG = 128;  // invocations: 4, 6 or 8 subgroups of 32
 layout(local_size_x_id = 17) in;
+// 1: the query rows on the MMAs' 16-row side (ROWS <= 16; B_NATIVE, 4 subgroups: attention/plan.cpp
+// decides), below.
+layout(constant_id = 18) const uint ROWS16 = 0;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
@@ -80,8 +83,21 @@ const uint RM = GQA * M;
 // dequantized fragments serve twice the rows: scores C_hi.Q_hi + C_hi.Q_lo + C_lo.Q_hi (3 MMAs a
 // block for 16 tokens and 8 rows, against 4 for two chunks of 4 rows), output C_hi.P_hi +
 // C_hi.P_lo + C_lo.P_hi likewise, and no column sums.
-const bool WIDE = ROWS > 4u;
-const uint QCOLS = WIDE ? 16u : 8u;  // Qb's columns in frag: hi (0..7), then lo (WIDE)
+//
+// ROWS16: the transposed products, for up to 16 rows: queries as the A operand (rows on the MMAs'
+// 16-row side, loop-invariant fragments in registers), the tile's centroids as B (its 8 columns
+// are 8 tokens), per 16-dim block and token half h:
+//   scores  S^T[16 rows x 8 tokens] = Q_hi . C_hi^T + Q_lo . C_hi^T + Q_hi . C_lo^T
+//   output  O^T[16 rows x 8 dims] += P_hi . V_hi + P_lo . V_hi + P_hi . V_lo   (per 8-dim block)
+// with P (16 rows x 16 tokens, A) straight from the scores' accumulators: lane 4g + c holds rows
+// g, g + 8 of tokens 2c, 2c + 1 of each half, the A fragment's elements. The tile words' pairs are
+// the B fragments as they are: under B_NATIVE lane 4g + c holds (k = 2c, 2c + 1, 2c + 8, 2c + 9;
+// n = g), and K's pairs 4 blk + 2h, + 1 are token g + 8h's dims 2c.., 2c + 8.. of the block, V's
+// pairs 4 blk + 2x, + 1 dim g + 8x's tokens 2c.., 2c + 8... One tile's table reads (as many as
+// for 4 rows) serve 16 rows: 96 MMAs where two chunks of 8 rows (the WIDE form) take 96 and 4
+// chunks of 4 rows 128, with the softmax of 8 scores a lane.
+const bool WIDE = ROWS > 4u;  // (not with ROWS16, whose own loop is rows16_split)
+const uint QCOLS = ROWS16 != 0u ? 16u : ROWS > 4u ? 16u : 8u;  // frag: Qb's columns (ROWS16: Q's rows, hi or lo)
 const uint Q_HEADS = KV_HEADS * GQA;
 const uint V_DIM = DIM, V_GROUP = DIM;  // (split_merge.glsl) one group per row
 const uint BLOCKS = DIM / 16;
@@ -183,8 +199,12 @@ const uint K_ENTRIES = K_ROWS ? 0 : K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_ROW
 // K and V of one type share one table.
 const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
-const uint OSH = 0, MSH = SUBGROUPS * ROWS * DIM;   // float offsets of osh and msh
-const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (SUBGROUPS * ROWS * (DIM + 2) + 1) / 2;
+// osh holds OSLOTS subgroups' outputs: ROWS16 folds subgroups sg + 2 into sg first (rows16_split),
+// so that 16 rows' outputs take 16 KB, not 33. (H100, session 21: workgroups of 35.3 KB and of
+// 27.2 KB ran one an SM, a second wave of them 26-45 us late; 23.0 KB two an SM.)
+const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
+const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
+const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
 const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2: the rows)
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
@@ -479,40 +499,296 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
   return subgroupMax(amax);
 }
 
-void main() {
-  const uint tid = gl_LocalInvocationID.x;
-  const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
-  const uint g = lane >> 2, c = lane & 3u;
-#ifdef TKV_FUSED_APPEND
-  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
-#else
-  const uint split = gl_WorkGroupID.x;
-#endif
-  const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
-  const uint b = gl_WorkGroupID.z;
-  TL_STAMP(0u);
-  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
-  const uint len = info.x, table = info.y;
-#ifdef TKV_FUSED_APPEND
-  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
-    append_tail(b, kvh, row_chunk, len, table, tid, WG);
-    return;
-  }
-  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
-#else
-  const uint covered = len;
-#endif
-  const uint start = split * pc.chunk;
-  if (start >= covered) {
-    TL_END(split, false, false);
-    return;
-  }
-  const uint end = min(covered, start + pc.chunk);
+// The power of two that puts the query rows' largest |q| (the subgroups' maxima) in [2^11, 2^12).
+float query_scale() {
+  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
+  int qexp;
+  frexp(qmax, qexp);  // max |q| < 2^qexp
+  return qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+}
 
-  const uint first_page = start / PAGE_SIZE;
-  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
-  const uint lane8 = (lane % 16u) * 8u;
+// Row j of the workgroup's: whether it is one of the group's, and the tokens it attends to
+// [lo_tok, hi_tok] (its own position, and the window).
+void row_range(uint row_chunk, uint j, uint len, out bool live, out uint hi_tok, out uint lo_tok) {
+  const uint gr = row_chunk * ROWS + j;
+  live = j < ROWS && gr < RM;
+  hi_tok = len - M + (live ? gr / GQA : 0u);
+  lo_tok = (pc.window > 0 && hi_tok + 1 > pc.window) ? hi_tok + 1 - pc.window : 0u;
+}
 
+// The tables (the region holds nothing else yet).
+void build_tables(uint tid) {
+  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
+    region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
+  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
+    region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
+}
+
+// ROWS16: the lane's K words of the tile at tb (fetch_k's), and what the scores' columns need:
+// the norms of tokens 2c, 2c + 8 (kn.x) and 2c + 1, 2c + 9 (kn.y) (a tile's norm word w holds
+// tokens w and w + 8; rows: 1), q8_0's scales of token 8h + 2c + e at (2h + e) x K_SW.
+const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
+void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+  uint unused_n, unused_s[K_SW2];  // (the columns' norms and scales: tokens g, g + 8)
+  fetch_k(tb, lane, kvh, first_page, kw, unused_n, unused_s);
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
+  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION, kt = kr + slot / TILE * K_TILE;
+  kn = READS && !K_ROWS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u])
+                        : uvec2(0x3c003c00u);
+  [[unroll]] for (uint t = 0; t < 4u; ++t)
+    [[unroll]] for (uint i = 0; i < K_SW; ++i)
+      if (K_Q8) ks[t * K_SW + i] = READS ? k1[kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i] : 0u;
+}
+void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+  uint unused_n, unused_s[V_SW2];
+  fetch_v(tb, lane, kvh, first_page, vw, unused_n, unused_s);
+  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
+  const uint vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION, vt = vr + slot / TILE * V_TILE;
+  vn = READS && !V_ROWS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u])
+                        : uvec2(0x3c003c00u);
+  [[unroll]] for (uint t = 0; t < 4u; ++t)
+    [[unroll]] for (uint i = 0; i < V_SW; ++i)
+      if (V_Q8) vs[t * V_SW + i] = READS ? v1[vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i] : 0u;
+}
+
+// ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
+// 2c + 8 (r & 1), + 1) as (hi, lo) halves: from the tables, rows or q8_0 bytes (lo 0).
+#define K_PAIR16(kb, r, hv, lv)                                                                     \
+  f16vec2 hv, lv = f16vec2(0.0);                                                                    \
+  if (K_Q8) {                                                                                       \
+    const uint w_ = kw[2u * (KQ * ((r) >> 1) + (kb) / 2u) + (kb) % 2u];                             \
+    hv = q8_pair(w_, 2u * ((r) & 1u), w_, 2u * ((r) & 1u) + 1u);                                    \
+  } else if (K_ROWS) {                                                                              \
+    hv = unpackFloat2x16(kw[((r) >> 1) * 4u * KQ + 2u * (kb) + ((r) & 1u)]);                        \
+  } else {                                                                                          \
+    TABLE_PAIR(kw, 4u * (kb) + (r), K_F, K_LW, K_ENTRIES, TAB_K, t_h, t_l)                          \
+    hv = t_h;                                                                                       \
+    lv = t_l;                                                                                       \
+  }
+// The same for V block db (dim row g + 8 (r >> 1), tokens 2c + 8 (r & 1), + 1).
+#define V_PAIR16(db, r, hv, lv)                                                                     \
+  f16vec2 hv, lv = f16vec2(0.0);                                                                    \
+  if (V_Q8) {                                                                                       \
+    const uint byte_ = 2u * ((db) % 2u) + ((r) >> 1);                                               \
+    hv = q8_pair(vw[KQ * 2u * ((r) & 1u) + (db) / 2u], byte_, vw[KQ * (2u * ((r) & 1u) + 1u) + (db) / 2u], byte_); \
+  } else if (V_ROWS) {                                                                              \
+    const uint w0_ = vw[BLOCKS * 2u * ((r) & 1u) + (db)], w1_ = vw[BLOCKS * (2u * ((r) & 1u) + 1u) + (db)]; \
+    hv = unpackFloat2x16(((r) >> 1) == 0u ? (w0_ & 0xffffu) | (w1_ << 16) : (w0_ >> 16) | (w1_ & 0xffff0000u)); \
+  } else {                                                                                          \
+    TABLE_PAIR(vw, 4u * (db) + (r), V_F, V_LW, V_ENTRIES, TAB_V, t_h, t_l)                          \
+    hv = t_h;                                                                                       \
+    lv = t_l;                                                                                       \
+  }
+
+// ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
+// osh and msh. Subgroup sg holds rows sg + 4 i; the lane's rows are g and g + 8 (k = 0, 1), its
+// scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
+// the top of its step, the next tile's K after the scores, as in the columns.)
+void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
+                  uint lane) {
+  const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
+  const uint QV = DIM / 32u;
+  float qv[4][4];
+  float amax = 0.0;
+  [[unroll]] for (uint i = 0; i < 4u; ++i) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u * i, lane, qv[i]));
+  if (lane == 0u && sg < 4u) qmax_sh[sg] = amax;
+  build_tables(tid);
+  barrier();
+  const float qs = query_scale();
+  const float unscale = 1.0 / (K_CS * qs);
+  // Q's rows, row-major (dims in K's fragment slots) in frag: their hi halves, loaded as qa, then
+  // their lo halves (4 KB, not 8: two workgroups an SM hold 16 rows' state under the driver's
+  // shared memory; session 21).
+  fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> qa[BLOCKS], qla[BLOCKS];
+  [[unroll]] for (uint lo = 0; lo < 2u; ++lo) {
+    if (lo == 1u) barrier();  // every subgroup has its hi halves
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      [[unroll]] for (uint u = 0; u < 4u; ++u)
+        if (u < QV) {
+          const f16vec2 h = split_hilo(qv[i][u] * qs);
+          frag[(sg + 4u * i) * DIM + k_slot(lane + 32u * u)] = lo == 0u ? h.x : h.y;
+        }
+    barrier();
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
+      if (lo == 0u) coopMatLoadNV(qa[kb], frag, kb * 16u, DIM, false);
+      else coopMatLoadNV(qla[kb], frag, kb * 16u, DIM, false);
+    }
+  }
+  TL_STAMP(1u);
+  fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[2 * BLOCKS];
+  [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb) acc[nb] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+  float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
+  uint hi_tok[2], lo_tok[2];
+  bool row_live[2];
+  [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
+  uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
+  uvec2 kn, vn;
+  if (start + sg * TILE < end) {
+    fetch_k16(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
+    if (PREFETCH) fetch_v16(start + sg * TILE, lane, kvh, first_page, vw, vn, vs);
+  }
+
+  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+    uint nkw[K_LW], nvw[V_LW], nks[K_SW4], nvs[V_SW4];
+    uvec2 nkn, nvn;
+    if (PREFETCH && tb + STEP < end) {
+      fetch_k16(tb + STEP, lane, kvh, first_page, nkw, nkn, nks);
+      fetch_v16(tb + STEP, lane, kvh, first_page, nvw, nvn, nvs);
+    }
+    if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
+
+    // Scores, per token half h: B = K's values of tokens 8h.. (hi, lo) of each 16-dim step (q8_0:
+    // one accumulator per 32-dim block and half, s[2 (kb / 2) + h], scaled afterwards).
+    const uint SACC16 = K_Q8 ? 2u * KQ : 2u;
+    fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[SACC16];
+    [[unroll]] for (uint i = 0; i < SACC16; ++i) s[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
+    [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
+      [[unroll]] for (uint h = 0; h < 2u; ++h) {
+        const uint si = K_Q8 ? 2u * (kb / 2u) + h : h;
+        K_PAIR16(kb, 2u * h, h0, l0)
+        K_PAIR16(kb, 2u * h + 1u, h1, l1)
+        fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
+        bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
+        s[si] = coopMatMulAddNV(qa[kb], bh, s[si]);
+        s[si] = coopMatMulAddNV(qla[kb], bh, s[si]);
+        if (!K_EXACT) {
+          fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
+          bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
+          s[si] = coopMatMulAddNV(qa[kb], bl, s[si]);
+        }
+      }
+    const vec2 kn0 = unpackHalf2x16(kn.x), kn1 = unpackHalf2x16(kn.y);
+    const vec2 vn0 = unpackHalf2x16(vn.x), vn1 = unpackHalf2x16(vn.y);
+    float sc[8];
+    [[unroll]] for (uint i = 0; i < 8u; ++i) {
+      const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
+      float si = s[h][2u * k + e];
+      if (K_Q8) {  // the blocks' scales of the element's token (8h + 2c + e)
+        si = 0.0;
+        [[unroll]] for (uint bq = 0; bq < KQ; ++bq)
+          si += s[2u * bq + h][2u * k + e] * unpackHalf2x16(ks[(2u * h + e) * K_SW + bq / 2u])[bq % 2u];
+      }
+      sc[i] = si * (e == 0u ? kn0[h] : kn1[h]) * unscale;
+    }
+    if (pc.softcap > 0.0)
+      [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
+    // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
+    if (!PREFETCH && tb + STEP < end) fetch_k16(tb + STEP, lane, kvh, first_page, kw, kn, ks);
+    if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
+      [[unroll]] for (uint i = 0; i < 8u; ++i)
+        if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
+    } else {
+      [[unroll]] for (uint i = 0; i < 8u; ++i) {
+        const uint k = (i >> 1) & 1u, t = tb + 8u * (i >> 2) + 2u * c + (i & 1u);
+        if (!(row_live[k] && t < end && t >= lo_tok[k] && t <= hi_tok[k])) sc[i] = NEG_INF;
+      }
+    }
+    // A new running maximum only where some score passed the old one (a row's tokens lie in the
+    // lanes of its g: two shuffle rounds); the outputs are rescaled only then.
+    bool grew = false;
+    [[unroll]] for (uint i = 0; i < 8u; ++i) grew = grew || sc[i] > m_run[(i >> 1) & 1u];
+    if (subgroupAny(grew)) {
+      float alpha[2];
+      [[unroll]] for (uint k = 0; k < 2; ++k) {
+        float mx = max(max(sc[2u * k], sc[2u * k + 1u]), max(sc[4u + 2u * k], sc[5u + 2u * k]));
+        mx = max(mx, subgroupShuffleXor(mx, 1u));
+        mx = max(mx, subgroupShuffleXor(mx, 2u));
+        const float m_new = max(m_run[k], mx);
+        alpha[k] = m_new == m_run[k] || m_run[k] == NEG_INF ? 1.0 : exp(m_run[k] - m_new);
+        m_run[k] = m_new;
+        l_run[k] *= alpha[k];
+      }
+      [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
+        [[unroll]] for (uint i = 0; i < 4; ++i) acc[nb][i] *= alpha[i >> 1];
+    }
+    float pr[8];
+    [[unroll]] for (uint i = 0; i < 8u; ++i) {
+      pr[i] = sc[i] == NEG_INF ? 0.0 : exp(sc[i] - m_run[(i >> 1) & 1u]);
+      l_run[(i >> 1) & 1u] += pr[i];
+    }
+    // P (A: rows g + 8k, tokens 8h + 2c + e at element 4k + 2h + e) = p x norm_v (q8_0: x the
+    // token's scale of each 32-dim block, one P per block), hi and lo; then the output, per 8-dim
+    // block nb = 2 db + x: B = V's values of dims 16 db + 8 x.. (hi, lo).
+    const uint PB = V_Q8 ? KQ : 1u;
+    [[unroll]] for (uint bq = 0; bq < PB; ++bq) {
+      fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ph, pl;
+      [[unroll]] for (uint i = 0; i < 8u; ++i) {
+        const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
+        const float scale = V_Q8 ? unpackHalf2x16(vs[(2u * h + e) * V_SW + bq / 2u])[bq % 2u] : e == 0u ? vn0[h] : vn1[h];
+        const f16vec2 w = split_hilo(pr[i] == 0.0 ? 0.0 : pr[i] * scale);
+        ph[4u * k + 2u * h + e] = w.x;
+        pl[4u * k + 2u * h + e] = w.y;
+      }
+      [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
+        [[unroll]] for (uint x = 0; x < 2u; ++x)
+          if (!V_Q8 || db / 2u == bq) {
+            V_PAIR16(db, 2u * x, h0, l0)
+            V_PAIR16(db, 2u * x + 1u, h1, l1)
+            const uint nb = 2u * db + x;
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
+            bh[0] = h0.x; bh[1] = h0.y; bh[2] = h1.x; bh[3] = h1.y;
+            acc[nb] = coopMatMulAddNV(ph, bh, acc[nb]);
+            acc[nb] = coopMatMulAddNV(pl, bh, acc[nb]);
+            if (!V_EXACT) {
+              fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bl;
+              bl[0] = l0.x; bl[1] = l0.y; bl[2] = l1.x; bl[3] = l1.y;
+              acc[nb] = coopMatMulAddNV(ph, bl, acc[nb]);
+            }
+          }
+    }
+    if (PREFETCH) {
+      [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
+      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+      kn = nkn;
+      vn = nvn;
+    }
+  }
+
+  // The subgroup's state: l summed over the lanes of a row (its c), o = the accumulators.
+  [[unroll]] for (uint k = 0; k < 2; ++k) {
+    l_run[k] += subgroupShuffleXor(l_run[k], 1u);
+    l_run[k] += subgroupShuffleXor(l_run[k], 2u);
+  }
+  barrier();  // every subgroup is done with the tables before osh overwrites them
+  TL_STAMP(2u);
+  // Subgroups OSLOTS.. store their states (osh slot sg - OSLOTS), then subgroups 0..OSLOTS - 1
+  // fold them into their own (each lane reads and rewrites the elements it holds) and store those.
+  const bool upper = sg >= OSLOTS;
+  [[unroll]] for (uint fold = 0; fold < 2u; ++fold) {
+    if (fold == 1u) barrier();
+    if (upper == (fold == 1u)) continue;
+    float a_own[2] = float[](1.0, 1.0), a_oth[2] = float[](0.0, 0.0);
+    if (!upper)
+      [[unroll]] for (uint k = 0; k < 2; ++k)
+        if (g + 8u * k < ROWS) {
+          const uint at = ((sg + OSLOTS) * ROWS + g + 8u * k) * 2;
+          const float mo = MSH_GET(at), mx = max(m_run[k], mo);
+          a_own[k] = m_run[k] == NEG_INF ? 0.0 : exp(m_run[k] - mx);
+          a_oth[k] = mo == NEG_INF ? 0.0 : exp(mo - mx);
+          l_run[k] = l_run[k] * a_own[k] + MSH_GET(at + 1) * a_oth[k];
+          m_run[k] = mx;
+        }
+    const uint slot = upper ? sg - OSLOTS : sg;
+    [[unroll]] for (uint nb = 0; nb < 2u * BLOCKS; ++nb)
+      [[unroll]] for (uint i = 0; i < 4; ++i) {
+        const uint j = g + 8u * (i >> 1), d = v_dim(nb / 2u, 8u * (nb % 2u) + 2u * c + (i & 1u));
+        const uint o = (slot * ROWS + j) * DIM + d;
+        if (j < ROWS) OSH_SET(o, acc[nb][i] * (a_own[i >> 1] / V_CS) + (upper ? 0.0 : OSH_GET(o) * a_oth[i >> 1]));
+      }
+    if (c == 0u)
+      [[unroll]] for (uint k = 0; k < 2; ++k)
+        if (g + 8u * k < ROWS) {
+          MSH_SET((sg * ROWS + g + 8u * k) * 2, m_run[k]);
+          MSH_SET((sg * ROWS + g + 8u * k) * 2 + 1, l_run[k]);
+        }
+  }
+}
+
+// The split's query rows, tables and tiles in the MMAs' columns (the header; ROWS16: rows16_split),
+// up to the subgroups' states in osh and msh.
+void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
+                   uint lane) {
+  const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   // Query rows (scaled), rotated as the cache's K rows were: subgroup sg < 4 holds row sg (and
   // WIDE, row sg + 4), dim lane + 32 i in qv[i] (qv2[i]); further subgroups hold none. The
   // Hadamard's butterflies are shuffles across lanes and register pairs within one: no shared
@@ -526,16 +802,9 @@ void main() {
     if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
   }
-  // The tables meanwhile (the region holds nothing else yet).
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
-    region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
-    region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
+  build_tables(tid);  // meanwhile
   barrier();
-  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
-  int qexp;
-  frexp(qmax, qexp);  // max |q| < 2^qexp
-  const float qs = qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
+  const float qs = query_scale();
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
@@ -567,12 +836,7 @@ void main() {
   float m_run[2] = float[](NEG_INF, NEG_INF), l_run[2] = float[](0.0, 0.0);
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
-  [[unroll]] for (uint k = 0; k < 2; ++k) {
-    const uint gr = row_chunk * ROWS + r0 + k;
-    row_live[k] = r0 + k < ROWS && gr < RM;
-    hi_tok[k] = len - M + (row_live[k] ? gr / GQA : 0u);
-    lo_tok[k] = (pc.window > 0 && hi_tok[k] + 1 > pc.window) ? hi_tok[k] + 1 - pc.window : 0u;
-  }
+  [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
   if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
   if (!PREFETCH && start + sg * TILE < end) fetch_k(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
@@ -755,6 +1019,41 @@ void main() {
         MSH_SET((sg * ROWS + r0 + k) * 2, m_run[k]);
         MSH_SET((sg * ROWS + r0 + k) * 2 + 1, l_run[k]);
       }
+}
+
+void main() {
+  const uint tid = gl_LocalInvocationID.x;
+  const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
+#ifdef TKV_FUSED_APPEND
+  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
+#else
+  const uint split = gl_WorkGroupID.x;
+#endif
+  const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
+  const uint b = gl_WorkGroupID.z;
+  TL_STAMP(0u);
+  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
+  const uint len = info.x, table = info.y;
+#ifdef TKV_FUSED_APPEND
+  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
+    append_tail(b, kvh, row_chunk, len, table, tid, WG);
+    return;
+  }
+  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
+#else
+  const uint covered = len;
+#endif
+  const uint start = split * pc.chunk;
+  if (start >= covered) {
+    TL_END(split, false, false);
+    return;
+  }
+  const uint end = min(covered, start + pc.chunk);
+
+  const uint first_page = start / PAGE_SIZE;
+  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+  if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
+  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   barrier();
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
@@ -763,9 +1062,9 @@ void main() {
     const uint j = e / PSTRIDE4, k4 = e % PSTRIDE4, gr = row_chunk * ROWS + j;
     if (gr >= RM) continue;
     float mx = NEG_INF;
-    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
+    [[unroll]] for (uint q = 0; q < OSLOTS; ++q) mx = max(mx, MSH_GET((q * ROWS + j) * 2));
     vec4 v = vec4(0.0);
-    [[unroll]] for (uint q = 0; q < SUBGROUPS; ++q) {
+    [[unroll]] for (uint q = 0; q < OSLOTS; ++q) {
       const float mq = MSH_GET((q * ROWS + j) * 2);
       const float a = mq == NEG_INF ? 0.0 : exp(mq - mx);
       if (k4 == 0u) {

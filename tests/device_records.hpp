@@ -31,6 +31,13 @@ inline DeviceCaps h100_tensor_cores() {
   return c;
 }
 
+// The same under KHR matrices (the H100's default since session 13): B fragments in mma's order.
+inline DeviceCaps h100_tensor_cores_khr() {
+  DeviceCaps c = h100_tensor_cores();
+  c.mma_b_native = true;
+  return c;
+}
+
 inline DeviceCaps rdna3() {
   DeviceCaps c;
   c.name = "AMD Radeon RX 7700 XT (RADV NAVI32)";

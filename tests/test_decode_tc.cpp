@@ -115,6 +115,75 @@ TEST(TensorCores, RowChunksQueriesSoftcapAndWindow) {
       }
 }
 
+// The query rows on the MMAs' 16-row side (rows16: queries as A, the tile's centroids as B, P
+// straight from the scores' accumulators), on request and where the plan takes it (more than 8
+// rows): every turbo pair at 16 rows to rounding, head dims 128 and 64, and the rows types (f16,
+// q8_0: their fragment slots, q8_0's scales per score column and per P); 4 live rows of 16, 12, 14
+// (GQA 7 x 2) and 21 rows (two chunks of 11) with softcap, window, ragged lengths and split counts;
+// scores far apart. Skipped, with the reason, where B fragments are not in mma's order (NV matrices).
+TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
+  SKIP_WITHOUT_TC(DecodeCase{});
+  DecodeCase probe;
+  probe.m = 4;
+  PlanRequest asked;
+  asked.rows16 = true;
+  if (const std::string why = rows16_problem(shared_context()->caps(), decode_shape(probe), asked); !why.empty())
+    GTEST_SKIP() << "no rows16 here: " << why;
+  for (uint32_t hd : {128u, 64u})
+    for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
+      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
+        if (hd == 64 && k != v) continue;
+        DecodeCase c;
+        c.k_type = k;
+        c.v_type = v;
+        c.head_dim = hd;
+        c.m = 4;  // 16 rows
+        c.lengths = {200, 45};
+        c.options.rows16 = true;
+        const double err = tc_error(c);
+        std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
+                    std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
+        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
+      }
+  const std::pair<KvType, KvType> rows_pairs[] = {{KvType::f16, KvType::f16},     {KvType::q8_0, KvType::q8_0},
+                                                  {KvType::q8_0, KvType::f16},    {KvType::turbo3, KvType::q8_0},
+                                                  {KvType::f16, KvType::turbo3},  {KvType::q8_0, KvType::turbo4}};
+  for (uint32_t hd : {128u, 64u})
+    for (const auto& [k, v] : rows_pairs) {
+      DecodeCase c;
+      c.k_type = k;
+      c.v_type = v;
+      c.head_dim = hd;
+      c.m = 4;
+      c.lengths = {200, 45};
+      c.options.rows16 = true;
+      const double err = tc_error(c);
+      std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
+                  std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
+      EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
+    }
+  struct Shape {
+    uint32_t ratio, m;
+  };
+  for (const Shape sh : {Shape{4, 1}, Shape{4, 3}, Shape{7, 2}, Shape{7, 3}})
+    for (uint32_t splits : {0u, 1u, 3u}) {
+      DecodeCase c;
+      c.ratio = sh.ratio;
+      c.m = sh.m;
+      c.lengths = {300, 77, 16};
+      c.options.softcap = sh.ratio == 7 ? 25.0f : 0.0f;
+      c.options.window = sh.m == 3 ? 100 : 0;
+      c.options.rows16 = true;
+      EXPECT_LE(tc_error(c, splits), kExactBound) << "GQA " << sh.ratio << " m " << sh.m << " splits " << splits;
+    }
+  DecodeCase c;
+  c.k_outlier = 200.0f;
+  c.m = 3;
+  c.lengths = {700};
+  c.options.rows16 = true;
+  EXPECT_LE(tc_error(c), kExactBound) << "outliers x200";
+}
+
 // f16 and q8_0 rows (exact operands, read straight into the fragments with their dims in the
 // fragments' own order; q8_0's block scales applied to per-block scores and per-block P): alone,
 // together and beside a turbo side, head dims 128 and 64, one query and the wide form; then row

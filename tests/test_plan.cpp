@@ -276,6 +276,92 @@ TEST(Plan, TensorCoresTakeSixSubgroupsOnLongSplitsTwoAnSm) {
   EXPECT_EQ(plan_decode(caps, llama8b(32768), {.splits = 32, .variant = Variant::tc}).workgroup, 128u);  // forced
 }
 
+// Under KHR matrices, more than 8 rows take the rows16 form: up to 16 query rows a workgroup on the
+// MMAs' 16-row side (llama8b m 3: 12 rows, one chunk; m 8: two chunks of 16), two workgroups an
+// SM, with chunks of at most 8 (then 4) rows where its splits are short; 8 rows or fewer keep the
+// columns, and so do f16 rows (unless asked), NV matrices and other subgroup counts.
+TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
+  const auto caps = h100_tensor_cores_khr();
+  auto plan = [&](DecodeShape s, PlanRequest r = {}) {
+    r.variant = Variant::tc;
+    return plan_decode(caps, s, r);
+  };
+  const auto m3 = plan(llama8b(32768, 1, 3));
+  EXPECT_TRUE(m3.rows16);
+  EXPECT_EQ(m3.rows, 12u);
+  EXPECT_EQ(m3.row_chunks, 1u);
+  EXPECT_EQ(m3.workgroup, 128u);
+  EXPECT_GE(m3.chunk / m3.tokens_per_step(), 8u);
+  EXPECT_LE(m3.workgroups, 2u * caps.compute_units);
+  EXPECT_EQ(m3.shared_bytes, decode_shared_bytes(caps, llama8b(32768, 1, 3), m3));
+  EXPECT_LE(m3.shared_bytes, 49152u);
+  EXPECT_NE(m3.describe().find("queries on the MMAs' 16-row side"), std::string::npos) << m3.describe();
+  const auto m8 = plan(llama8b(32768, 1, 8));
+  EXPECT_TRUE(m8.rows16);
+  EXPECT_EQ(m8.rows, 16u);
+  EXPECT_EQ(m8.row_chunks, 2u);
+  EXPECT_GT(m8.shared_bytes, m3.shared_bytes);  // 16 rows' outputs
+  // Two an SM on the H100: 23.5 KB a workgroup ran two an SM (sessions 5, 21), 27.2 KB one
+  // (session 21, a second wave of workgroups): half the subgroups' outputs folded into the others'
+  // first, Q's hi and lo halves through shared memory one after the other.
+  EXPECT_LE(m8.shared_bytes, 24064u);
+  // 8 rows or fewer: the columns (m 2: the wide form; m 1: four subgroups' 4 rows, or six).
+  const auto m2 = plan(llama8b(32768, 1, 2));
+  EXPECT_FALSE(m2.rows16);
+  EXPECT_EQ(m2.rows, 8u);
+  EXPECT_FALSE(plan(llama8b(32768)).rows16);
+  EXPECT_EQ(plan(llama8b(32768, 1, 2)).describe().find("16-row side"), std::string::npos);
+  // Short splits: m 3 at 8K as without rows16 (two chunks of 6: splits of 8 steps); m 8 at 8K
+  // keeps 16-row chunks (16 groups: splits of 8 steps).
+  const auto short3 = plan(llama8b(8192, 1, 3));
+  EXPECT_FALSE(short3.rows16);
+  EXPECT_EQ(short3.rows, 6u);
+  EXPECT_EQ(short3.row_chunks, 2u);
+  EXPECT_EQ(short3.chunk, plan_decode(h100_tensor_cores(), llama8b(8192, 1, 3), {.variant = Variant::tc}).chunk);
+  EXPECT_TRUE(plan(llama8b(8192, 1, 8)).rows16);
+  // q8_0 too; not f16 rows unasked, NV matrices, six subgroups.
+  for (KvType t : {KvType::f16, KvType::q8_0}) {
+    DecodeShape s = llama8b(32768, 1, 3);
+    s.v_type = t;
+    EXPECT_EQ(plan(s).rows16, t == KvType::q8_0) << type_name(t);
+    s.v_type = KvType::turbo3;
+    s.k_type = t;
+    EXPECT_EQ(plan(s).rows16, t == KvType::q8_0) << type_name(t);
+    s.v_type = t;
+    EXPECT_EQ(plan(s).rows16, t == KvType::q8_0) << type_name(t);
+    EXPECT_TRUE(plan(s, {.rows16 = true}).rows16) << type_name(t);
+  }
+  EXPECT_FALSE(plan_decode(h100_tensor_cores(), llama8b(32768, 1, 3), {.variant = Variant::tc}).rows16);
+  EXPECT_FALSE(plan(llama8b(32768, 1, 3), {.subgroups = 6}).rows16);
+  // On request: on at 4 rows, off at 12 (then the wide form's two chunks of 6).
+  const auto on = plan(llama8b(32768), {.rows16 = true});
+  EXPECT_TRUE(on.rows16);
+  EXPECT_EQ(on.rows, 4u);
+  EXPECT_EQ(on.workgroup, 128u);  // (no six subgroups)
+  EXPECT_TRUE(plan(llama8b(8192, 1, 3), {.rows16 = true}).rows16);  // (kept on short splits)
+  const auto off = plan(llama8b(32768, 1, 3), {.rows16 = false});
+  EXPECT_FALSE(off.rows16);
+  EXPECT_EQ(off.rows, 6u);
+  // Asked for where it cannot run: a clear error.
+  auto expect_refused = [&](const DeviceCaps& c, DecodeShape s, PlanRequest r, const std::string& why) {
+    r.variant = Variant::tc;
+    r.rows16 = true;
+    try {
+      plan_decode(c, s, r);
+      ADD_FAILURE() << "planned: " << why;
+    } catch (const Error& e) {
+      EXPECT_EQ(e.code(), ErrorCode::invalid_argument);
+      EXPECT_NE(std::string(e.what()).find(why), std::string::npos) << e.what();
+    }
+  };
+  expect_refused(h100_tensor_cores(), llama8b(32768, 1, 3), {}, "mma.m16n8k16's order");
+  expect_refused(caps, llama8b(32768, 1, 3), {.subgroups = 8}, "it takes 4 subgroups a workgroup");
+  // The other variants ignore it, as they ignore subgroups.
+  const auto smem = plan_decode(h100(), llama8b(32768, 1, 3), {.variant = Variant::smem, .rows16 = true});
+  EXPECT_FALSE(smem.rows16);
+  EXPECT_EQ(smem.variant, Variant::smem);
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");

@@ -52,6 +52,9 @@ struct DeviceCaps {
   // Its fragments are laid out as NVIDIA's mma.m16n8k16 (checked on the device by
   // attention/tensor_probe.cpp; the tc decode variant builds fragments in registers).
   bool mma_fragment_layout = false;
+  // The tc pipelines run as KHR matrices whose B fragments are in mma.m16n8k16's own order
+  // (Context::coopmat_khr(), after its probe): what the tc kernel's rows16 form needs.
+  bool mma_b_native = false;
   std::vector<std::string> cooperative_matrix_shapes;  // NV: "16x8x16 f16*f16+f32 subgroup", ...
   bool push_descriptor = false;
   bool timestamps = false;

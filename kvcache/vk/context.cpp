@@ -571,6 +571,7 @@ void Context::finish(const ContextOptions& options) {
       } catch (const Error& e) {
         why = e.what();
       }
+      caps_.mma_b_native = coopmat_khr_;
       spdlog::debug("turbokv: tc matrices on {}: {}", caps_.name, coopmat_khr_ ? "KHR" : "NV (KHR: " + why + ")");
     }
   }
