@@ -246,6 +246,31 @@ TEST(AppendDecode, EveryVariant) {
   }
 }
 
+// The tensor cores' rows16 form (query rows on the MMAs' 16-row side) in the fused call: 12 rows
+// (m 3), 16 (m 4) and two chunks of 16 (m 8), asked for (the plan's own choice keeps the columns
+// on splits this short), under the split counts of a few cases.
+TEST(AppendDecode, RowsOnTheMmasSixteenRowSide) {
+  const auto& caps = shared_context()->caps();
+  PlanRequest asked;
+  asked.rows16 = true;
+  for (auto [k, v] : {std::pair{KvType::turbo3, KvType::turbo3}, std::pair{KvType::q8_0, KvType::turbo4}})
+    for (uint32_t m : {3u, 4u, 8u}) {
+      FusedCase c;
+      c.k_type = k;
+      c.v_type = v;
+      c.old_lengths = {200, 37};
+      c.m = m;
+      c.options.variant = Variant::tc;
+      c.options.rows16 = true;
+      c.options.splits = m == 4 ? 2 : 0;
+      c.seed = 70 + m;
+      DecodeShape s{k, v, c.head_dim, c.kv_heads * c.ratio, c.kv_heads, 2, m, 200 + m, kPage};
+      if (const std::string why = tensor_core_problem(caps, s) + rows16_problem(caps, s, asked); !why.empty())
+        GTEST_SKIP() << "no rows16 here: " << why;
+      run_fused(c);
+    }
+}
+
 // Fused calls in a row grow the sequences token by token, as an engine's decode loop does; each
 // leaves the cache as appends would (the tail crosses a tile and a page), and the decoder's
 // counters and partial slots serve the next call.
