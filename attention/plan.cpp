@@ -300,7 +300,10 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.dims_per_lane = k_dim;
     // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs; not
     // unasked for f16 rows (their tile words, 64 registers a lane without a prefetch, beside Q's
-    // 64 and the outputs' 64).
+    // 64 and the outputs' 64). H100, session 21, µs per call, columns / rows16, llama8b 32K: m 3
+    // turbo3 51.6 / 45.4, q8_0 66.3 / 55.1 (128K turbo3 159.6 / 118.3); m 8 turbo3 88.0 / 66.8,
+    // q8_0 114.8 / 81.1. (f16 rows m 3: 63.4 / 79.0, measured while rows16 still ran one
+    // workgroup an SM; not measured since.)
     if (request.rows16.value_or(false)) {
       const std::string why = rows16_problem(caps, s, request);
       if (!why.empty()) fail(ErrorCode::invalid_argument, "decode: the query rows on the MMAs' 16-row side: " + why);
