@@ -85,7 +85,8 @@ std::string tensor_core_problem(const DeviceCaps& caps, const DecodeShape& s, Pr
 
 std::string rows16_problem(const DeviceCaps& caps, const DecodeShape&, const PlanRequest& request) {
   if (!caps.mma_b_native) return "device " + caps.name + " has no B fragments in mma.m16n8k16's order (KHR matrices)";
-  if (request.subgroups && request.subgroups != 4) return "it takes 4 subgroups a workgroup";
+  if (request.subgroups && request.subgroups != 4 && request.subgroups != 8)
+    return "it takes 4 or 8 subgroups a workgroup";
   return "";
 }
 
@@ -168,8 +169,11 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // The most workgroups per unit where the splits stay long enough, else fewer. (Wide tc
     // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
     // 86.9.)
+    // rows16 workgroups (231-255 registers) fit 8 warps an SM: two of 4 subgroups, one of 8.
     const bool tc = p.variant == Variant::tc;
-    const uint32_t tc_max = p.rows > 4 || p.rows16 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax;
+    const uint32_t tc_max = p.rows16     ? 8 / (p.workgroup / 32)
+                            : p.rows > 4 ? kTensorCoreWorkgroupsPerUnit
+                                         : kTensorCoreWorkgroupsPerUnitMax;
     auto room = [&](uint32_t per_unit) {
       const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
       return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
@@ -178,7 +182,7 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     uint32_t target = room(per_unit);
     uint32_t steps = steps_for(target);
     if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
-      per_unit = tc ? kTensorCoreWorkgroupsPerUnit : kWorkgroupsPerUnitShortSplits;
+      per_unit = tc ? std::min(tc_max, kTensorCoreWorkgroupsPerUnit) : kWorkgroupsPerUnitShortSplits;
       target = room(per_unit);
       steps = steps_for(target);
     }

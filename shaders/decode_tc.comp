@@ -199,9 +199,10 @@ const uint K_ENTRIES = K_ROWS ? 0 : K_MB == 3 ? 64 : 1 << K_F, V_ENTRIES = V_ROW
 // K and V of one type share one table.
 const uint V_OWN_ENTRIES = K_TYPE == V_TYPE ? 0 : V_ENTRIES;  // entries of a separate V table
 const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 offsets of the tables
-// osh holds OSLOTS subgroups' outputs: ROWS16 folds subgroups sg + 2 into sg first (rows16_split),
-// so that 16 rows' outputs take 16 KB, not 33. (H100, session 21: workgroups of 35.3 KB and of
-// 27.2 KB ran one an SM, a second wave of them 26-45 us late; 23.0 KB two an SM.)
+// osh holds OSLOTS subgroups' outputs: ROWS16 folds subgroups sg + SUBGROUPS / 2 into sg first
+// (rows16_split), so that 16 rows' outputs of 4 subgroups take 16 KB, not 33. (H100, session 21:
+// workgroups of 35.3 KB and of 27.2 KB ran one an SM, a second wave of them 26-45 us late; 23.0 KB
+// two an SM.)
 const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
 const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
@@ -581,17 +582,20 @@ void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW],
   }
 
 // ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
-// osh and msh. Subgroup sg holds rows sg + 4 i; the lane's rows are g and g + 8 (k = 0, 1), its
+// osh and msh. Subgroup sg < 4 holds query rows sg + 4 i (of 8 subgroups, on request, the others
+// none: every subgroup takes the same fragments from frag); the lane's rows are g and g + 8 (k = 0, 1), its
 // scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
 // the top of its step, the next tile's K after the scores, as in the columns.)
 void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
                   uint lane) {
   const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   const uint QV = DIM / 32u;
+  const bool q_rows = sg < 4u;
   float qv[4][4];
   float amax = 0.0;
-  [[unroll]] for (uint i = 0; i < 4u; ++i) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u * i, lane, qv[i]));
-  if (lane == 0u && sg < 4u) qmax_sh[sg] = amax;
+  if (q_rows)
+    [[unroll]] for (uint i = 0; i < 4u; ++i) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u * i, lane, qv[i]));
+  if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
   barrier();
   const float qs = query_scale();
@@ -604,7 +608,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (lo == 1u) barrier();  // every subgroup has its hi halves
     [[unroll]] for (uint i = 0; i < 4u; ++i)
       [[unroll]] for (uint u = 0; u < 4u; ++u)
-        if (u < QV) {
+        if (q_rows && u < QV) {
           const f16vec2 h = split_hilo(qv[i][u] * qs);
           frag[(sg + 4u * i) * DIM + k_slot(lane + 32u * u)] = lo == 0u ? h.x : h.y;
         }

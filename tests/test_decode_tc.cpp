@@ -182,6 +182,18 @@ TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
   c.lengths = {700};
   c.options.rows16 = true;
   EXPECT_LE(tc_error(c), kExactBound) << "outliers x200";
+  // 8 subgroups (on request): the first 4 hold the query rows, every 8 fold into 4.
+  for (auto [k, v] : {std::pair{KvType::turbo3, KvType::turbo3}, std::pair{KvType::q8_0, KvType::turbo4}})
+    for (uint32_t splits : {0u, 3u}) {
+      DecodeCase e;
+      e.k_type = k;
+      e.v_type = v;
+      e.m = 4;
+      e.lengths = {900, 130};
+      e.options.rows16 = true;
+      e.options.subgroups = 8;
+      EXPECT_LE(tc_error(e, splits), kExactBound) << "8 subgroups, " << type_name(k) << " / " << type_name(v);
+    }
 }
 
 // f16 and q8_0 rows (exact operands, read straight into the fragments with their dims in the

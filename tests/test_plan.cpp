@@ -333,6 +333,13 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   }
   EXPECT_FALSE(plan_decode(h100_tensor_cores(), llama8b(32768, 1, 3), {.variant = Variant::tc}).rows16);
   EXPECT_FALSE(plan(llama8b(32768, 1, 3), {.subgroups = 6}).rows16);
+  // 8 subgroups on request: one workgroup an SM (8 warps, as two of 4), half the splits.
+  const auto eight = plan(llama8b(32768, 1, 3), {.subgroups = 8});
+  EXPECT_TRUE(eight.rows16);
+  EXPECT_EQ(eight.workgroup, 256u);
+  EXPECT_LE(eight.workgroups, caps.compute_units);
+  EXPECT_GT(eight.workgroups, caps.compute_units / 2);
+  EXPECT_EQ(eight.shared_bytes, decode_shared_bytes(caps, llama8b(32768, 1, 3), eight));
   // On request: on at 4 rows, off at 12 (then the wide form's two chunks of 6).
   const auto on = plan(llama8b(32768), {.rows16 = true});
   EXPECT_TRUE(on.rows16);
@@ -355,7 +362,7 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
     }
   };
   expect_refused(h100_tensor_cores(), llama8b(32768, 1, 3), {}, "mma.m16n8k16's order");
-  expect_refused(caps, llama8b(32768, 1, 3), {.subgroups = 8}, "it takes 4 subgroups a workgroup");
+  expect_refused(caps, llama8b(32768, 1, 3), {.subgroups = 6}, "it takes 4 or 8 subgroups a workgroup");
   // The other variants ignore it, as they ignore subgroups.
   const auto smem = plan_decode(h100(), llama8b(32768, 1, 3), {.variant = Variant::smem, .rows16 = true});
   EXPECT_FALSE(smem.rows16);
