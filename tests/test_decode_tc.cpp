@@ -129,39 +129,28 @@ TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
   asked.rows16 = true;
   if (const std::string why = rows16_problem(shared_context()->caps(), decode_shape(probe), asked); !why.empty())
     GTEST_SKIP() << "no rows16 here: " << why;
+  auto check16 = [](KvType k, KvType v, uint32_t hd) {  // 16 rows (m 4)
+    DecodeCase c;
+    c.k_type = k;
+    c.v_type = v;
+    c.head_dim = hd;
+    c.m = 4;
+    c.lengths = {200, 45};
+    c.options.rows16 = true;
+    const double err = tc_error(c);
+    std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
+                std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
+    EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
+  };
   for (uint32_t hd : {128u, 64u})
     for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
-      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
-        if (hd == 64 && k != v) continue;
-        DecodeCase c;
-        c.k_type = k;
-        c.v_type = v;
-        c.head_dim = hd;
-        c.m = 4;  // 16 rows
-        c.lengths = {200, 45};
-        c.options.rows16 = true;
-        const double err = tc_error(c);
-        std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
-                    std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
-        EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
-      }
+      for (KvType v : {KvType::turbo2, KvType::turbo3, KvType::turbo4})
+        if (hd == 128 || k == v) check16(k, v, hd);
   const std::pair<KvType, KvType> rows_pairs[] = {{KvType::f16, KvType::f16},     {KvType::q8_0, KvType::q8_0},
                                                   {KvType::q8_0, KvType::f16},    {KvType::turbo3, KvType::q8_0},
                                                   {KvType::f16, KvType::turbo3},  {KvType::q8_0, KvType::turbo4}};
   for (uint32_t hd : {128u, 64u})
-    for (const auto& [k, v] : rows_pairs) {
-      DecodeCase c;
-      c.k_type = k;
-      c.v_type = v;
-      c.head_dim = hd;
-      c.m = 4;
-      c.lengths = {200, 45};
-      c.options.rows16 = true;
-      const double err = tc_error(c);
-      std::printf("tc rows16 %s / %s, head dim %u, 16 rows: max relative error per head %.3g\n",
-                  std::string(type_name(k)).c_str(), std::string(type_name(v)).c_str(), hd, err);
-      EXPECT_LE(err, kRoundingBound) << type_name(k) << " / " << type_name(v) << " head dim " << hd;
-    }
+    for (const auto& [k, v] : rows_pairs) check16(k, v, hd);
   struct Shape {
     uint32_t ratio, m;
   };
