@@ -315,7 +315,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     const bool f16_rows = s.k_type == KvType::f16 || s.v_type == KvType::f16;
     p.rows16 = request.rows16.value_or(rm > 8 && !f16_rows) && rows16_problem(caps, s, request).empty();
     tc_rows(p.rows16 ? 16 : 8);
-    if (p.rows16 && !request.rows16.has_value() && p.shared_bytes > budget) {  // (16 rows' outputs: 33 KB)
+    if (p.rows16 && !request.rows16.has_value() && p.shared_bytes > budget) {  // (a device with less shared memory)
       p.rows16 = false;
       tc_rows(8);
     }
