@@ -37,6 +37,11 @@ uint32_t pow2_ceil(uint32_t v) {  // smallest power of two >= v
 // run as 1.5 waves) was still 3% faster with 3 x 132 (126.0 against 130.5 us; not understood).
 // (Session 4, before the tiles: 4 x 132 was 9-16% slower than 2 x 132.)
 constexpr uint32_t kTensorCoreWorkgroupsPerUnit = 2, kTensorCoreWorkgroupsPerUnitMax = 3;
+// Shared memory NVIDIA's driver gives the tc kernel an SM, with 1 KB more reserved a workgroup:
+// the most measured to fit. H100: two of 23.5 KB and three of 12.4 KB ran at once, two of 27.2 KB
+// (session 21) and three of 20 KB (session 6) did not (a second wave of workgroups).
+constexpr uint32_t kReservedSharedPerWorkgroup = 1024;
+constexpr uint32_t kTensorCoreSharedPerUnit = 2 * (24064 + kReservedSharedPerWorkgroup);  // (23.5 KB)
 constexpr uint32_t kTensorCoreMinStepsForMax = 32;  // splits at least this long take the third
 constexpr uint32_t kTensorCoreWideMinSteps = 8;     // wide (5-8 rows) or six-subgroup workgroups on splits this long
 uint32_t compute_units(const DeviceCaps& caps) {
@@ -169,11 +174,12 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // The most workgroups per unit where the splits stay long enough, else fewer. (Wide tc
     // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
     // 86.9.)
-    // rows16 workgroups (231-255 registers) fit 8 warps an SM: two of 4 subgroups, one of 8.
+    // (rows16 workgroups of 8 subgroups, 39 KB, fit one: as many warps as two of 4.)
     const bool tc = p.variant == Variant::tc;
-    const uint32_t tc_max = p.rows16     ? 8 / (p.workgroup / 32)
-                            : p.rows > 4 ? kTensorCoreWorkgroupsPerUnit
-                                         : kTensorCoreWorkgroupsPerUnitMax;
+    const uint32_t tc_fit =
+        std::max<uint32_t>(1, kTensorCoreSharedPerUnit / (p.shared_bytes + kReservedSharedPerWorkgroup));
+    const uint32_t tc_max =
+        std::min(tc_fit, p.rows > 4 || p.rows16 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax);
     auto room = [&](uint32_t per_unit) {
       const uint32_t all = per_unit * compute_units(caps), reserved = s.reserved_per_group * base;
       return std::max<uint32_t>(all > reserved ? all - reserved : 0, 1);
@@ -348,8 +354,8 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       fewer_rows = true;
     }
   }
-  if (!fewer_rows && p.variant == Variant::tc && p.rows <= 4 && !p.rows16 && !request.subgroups && !request.splits &&
-             s.k_type != KvType::f16 && per_unit == kTensorCoreWorkgroupsPerUnit) {
+  if (!fewer_rows && p.variant == Variant::tc && p.rows <= 4 && !p.rows16 && !request.subgroups &&
+      !request.splits && s.k_type != KvType::f16 && per_unit == kTensorCoreWorkgroupsPerUnit) {
     // Six subgroups where splits too short for a third workgroup an SM leave two (12 warps an SM
     // instead of 8, the same partials to merge), once their splits are kTensorCoreWideMinSteps
     // long. H100, session 20, us per call, 4 / 6 subgroups, llama8b m 1: 32K q8_0 42.3 / 39.7,

@@ -168,6 +168,14 @@ TEST(Plan, TensorCoresTakeUpToEightRowsInTilesOfSixteenTokensAndAlwaysReduce) {
   const auto p3 = plan_decode(caps, llama8b(131072), {.variant = Variant::tc});
   EXPECT_LE(p3.workgroups, 3u * caps.compute_units);
   EXPECT_GT(p3.workgroups, 2u * caps.compute_units);
+  // ... where three fit the SM's shared memory (~49 KB, 1 KB more a workgroup): not with a K table
+  // and a V table of 64 entries each (turbo3 / turbo4: 20.5 KB).
+  DecodeShape mixed = llama8b(131072);
+  mixed.v_type = KvType::turbo4;
+  const auto p2 = plan_decode(caps, mixed, {.variant = Variant::tc});
+  EXPECT_GT(p2.shared_bytes, 16384u);
+  EXPECT_LE(p2.workgroups, 2u * caps.compute_units);
+  EXPECT_LE(3 * (p3.shared_bytes + 1024), 50176u);
   // One split still goes through partials and the merge (the tc kernel has no direct path).
   const auto short_plan = plan_decode(caps, llama8b(100), {.variant = Variant::tc});
   EXPECT_EQ(short_plan.splits, 1u);
