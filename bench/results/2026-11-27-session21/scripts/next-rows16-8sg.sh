@@ -28,6 +28,16 @@ for round in 1 2; do
     done
   done
 done
+# m 2 (8 rows) on the MMAs' 16-row side against the wide columns: session 21's prep run measured
+# 34.7 -> 53.9 us for turbo3 32K while rows16 ran one workgroup an SM (8 rows: 26.8 KB then, 14.3
+# KB now); half its MMA rows idle, so expected still slower, but by how much is open.
+for round in 1 2; do
+  for r in 0 1; do
+    TKV_ROWS16=$r timeout 60 $P profile --types turbo3,q8_0 --ctx 8k,32k --m 2 --modes 0 --repeat 10 2>&1 |
+      grep -E '^(turbo|q8_0)|rror' | sed "s/^/$round r$r-m2 /" >> $R/profile.txt
+    lg "r$round rows16=$r m2"
+  done
+done
 python3 bench/ab_summary.py $R/profile.txt > $R/summary.txt 2>&1
 cat $R/progress.txt; grep -hE "^turbo|^q8_0|^type" $R/timeline-*.txt
 grep -h "Shared Memory" $R/timeline-*.txt | grep -o "constants \[[0-9,]*\].*Register Count = [0-9]*\|Shared Memory Size = [0-9]*" | paste - - | sort -u
