@@ -61,6 +61,11 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
     }
   }
   if (!last) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its phases");
+  uint64_t first_end = UINT64_MAX;
+  for (const auto& w : workgroups)
+    if (w.written && w.t[0] != 0 && w.had_tokens) first_end = std::min(first_end, last_stamp(w));
+  for (const auto& w : workgroups)
+    if (w.written && w.t[0] != 0 && w.t[0] > first_end) ++c.late;
   c.span_us = us(first, end);
   c.launch_us = us(first, last_start);
   c.prologue_us = median(prologue);
@@ -105,6 +110,10 @@ CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
   m.with_tokens = calls.front().with_tokens;
   m.mergers = calls.front().mergers;
   m.tails = calls.front().tails;
+  std::vector<uint32_t> late;
+  for (const auto& c : calls) late.push_back(c.late);
+  std::nth_element(late.begin(), late.begin() + late.size() / 2, late.end());
+  m.late = late[late.size() / 2];
   size_t tail_last = 0;
   for (const auto& c : calls) tail_last += c.last_is_tail ? 1 : 0;
   m.last_is_tail = 2 * tail_last > calls.size();  // in most calls
@@ -129,8 +138,9 @@ int run_timeline(const CommonOptions& o) {
   for (uint32_t depth : depths)
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, variants);
 
-  std::vector<std::string> columns = {"type",     "variant", "ctx",       "splits",  "wgs",   "us/call", "span",
-                                      "launch",   "prologue", "tiles", "tiles max", "arrival", "merge", "finish"};
+  std::vector<std::string> columns = {"type",   "variant",  "ctx",   "splits",    "wgs",     "late",  "us/call",
+                                      "span",   "launch",   "prologue", "tiles", "tiles max", "arrival", "merge",
+                                      "finish"};
   if (o.fused) columns.insert(columns.end(), {"tail: rows", "attend", "arrival"});
   columns.insert(columns.end(), {"last: start", "prologue", "tiles", "arrival", "merge", "finish"});
   if (o.fused) columns.push_back("last is");
@@ -157,7 +167,8 @@ int run_timeline(const CommonOptions& o) {
         // (splits: the traced calls' own; a fused call plans with room for its tails.)
         const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);
         std::vector<std::string> row = {p.label(),      vname,           depth_label(depth), std::to_string(splits),
-                                        std::to_string(c.workgroups), f(c.call_us), f(c.span_us), f(c.launch_us),
+                                        std::to_string(c.workgroups), std::to_string(c.late), f(c.call_us),
+                                        f(c.span_us),     f(c.launch_us),
                                         f(c.prologue_us), f(c.tiles_us), f(c.tiles_max_us), f(c.arrival_us),
                                         f(c.merge_us),    f(c.finish_us)};
         if (o.fused) row.insert(row.end(), {f(c.tail_rows_us), f(c.tail_attend_us), f(c.tail_arrival_us)});
@@ -175,6 +186,7 @@ int run_timeline(const CommonOptions& o) {
                         {"workgroups", c.workgroups},
                         {"workgroups_with_tokens", c.with_tokens},
                         {"mergers", c.mergers},
+                        {"late_workgroups", c.late},
                         {"call_us", c.call_us},
                         {"span_us", c.span_us},
                         {"launch_us", c.launch_us},
@@ -207,9 +219,11 @@ int run_timeline(const CommonOptions& o) {
     std::cout << "\nµs, medians over " << o.repeat
               << " calls. us/call: GPU timestamps around the call; the rest from the device clock each\n"
                  "workgroup stamps (read as ns): span = first workgroup start to last end; launch = first to "
-                 "last start;\nprologue (query rows, tables), tiles, arrival (partials written, arrival counted): "
-                 "medians over the\nworkgroups with tokens; merge (the splits merged) and finish (output rows): over "
-                 "those that merged.\n--fused: append-decode calls; 'tail': the tails' new rows quantized (with the "
+                 "last start;\nlate = workgroups that started after a workgroup with tokens ended (the device "
+                 "did not hold the\nwhole grid at once: a later wave); prologue (query rows, tables), tiles, "
+                 "arrival (partials written,\narrival counted): medians over the workgroups with tokens; merge "
+                 "(the splits merged) and finish\n(output rows): over those that merged.\n--fused: append-decode "
+                 "calls; 'tail': the tails' new rows quantized (with the "
                  "query rows),\nthe new tokens attended, their partials and arrival (the splits' columns leave the "
                  "tails out).\n'last': the workgroup that ended last: its start after the first, and its "
                  "phases (they sum to span).\nus/call - span is the dispatch's cost outside the workgroups. The "

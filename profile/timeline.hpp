@@ -23,6 +23,9 @@ struct CallTimeline {
   double last_start_us = 0, last_prologue_us = 0, last_tiles_us = 0, last_arrival_us = 0, last_merge_us = 0,
          last_finish_us = 0;
   uint32_t workgroups = 0, with_tokens = 0, mergers = 0;
+  // Workgroups that started only after a workgroup with tokens had ended: the device did not hold
+  // the whole grid at once (registers or shared memory), so they ran as a later wave.
+  uint32_t late = 0;
   // Fused append-decode calls: the tails' phases, medians over the tails (the new rows quantized
   // with the query rows rotated; the new tokens attended; the partials written and the arrival
   // counted). Their merges count with the splits'. last_is_tail: the last workgroup was a tail

@@ -43,6 +43,7 @@ TEST(TimelineSummary, MediansAndTheWorkgroupThatEndedLast) {
   EXPECT_EQ(c.workgroups, 3u);
   EXPECT_EQ(c.with_tokens, 2u);
   EXPECT_EQ(c.mergers, 1u);
+  EXPECT_EQ(c.late, 0u);  // (all started before the first end, 14000)
   EXPECT_DOUBLE_EQ(c.call_us, 25.0);
   EXPECT_DOUBLE_EQ(c.span_us, 19.0);
   EXPECT_DOUBLE_EQ(c.launch_us, 1.5);
@@ -68,6 +69,27 @@ TEST(TimelineSummary, MediansAndTheWorkgroupThatEndedLast) {
   third.span_us = 10.0;
   EXPECT_DOUBLE_EQ(prof::median_timeline({c, other, third}).span_us, 19.0);
   EXPECT_THROW(prof::summarize_call({}, 1.0), Error);
+}
+
+// Workgroups that start only after one with tokens ended ran as a later wave (the grid did not
+// fit at once); an empty split's early end does not count as room made.
+TEST(TimelineSummary, WorkgroupsOfALaterWaveAreLate) {
+  std::vector<WorkgroupTimeline> wgs = {
+      record(0, true, false, {1000, 2000, 9000, 10000}),
+      record(1, true, false, {1100, 2000, 9500, 10500}),
+      record(2, false, false, {1200}),                     // empty: ends at once
+      record(3, true, false, {1300, 2300, 9000, 9900}),    // started before the first end (9900)
+      record(4, true, false, {10100, 11000, 18000, 19000}),  // after it: a second wave
+      record(5, true, true, {10600, 11000, 18000, 19000, 19500, 21000}),
+  };
+  const prof::CallTimeline c = prof::summarize_call(wgs, 22.0);
+  EXPECT_EQ(c.late, 2u);
+  EXPECT_DOUBLE_EQ(c.launch_us, 9.6);
+  wgs.resize(4);
+  EXPECT_EQ(prof::summarize_call(wgs, 12.0).late, 0u);
+  prof::CallTimeline one = c, two = c;
+  one.late = 0;
+  EXPECT_EQ(prof::median_timeline({c, one, two}).late, 2u);
 }
 
 // A fused call's tail (flag bit 3) has phases of its own: medians apart from the splits'.
