@@ -30,7 +30,7 @@ uint64_t last_stamp(const WorkgroupTimeline& w) {
 CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, double call_us) {
   CallTimeline c;
   c.call_us = call_us;
-  uint64_t first = UINT64_MAX, last_start = 0, end = 0;
+  uint64_t first = UINT64_MAX, last_start = 0, end = 0, first_end = UINT64_MAX;  // (of those with tokens)
   const WorkgroupTimeline* last = nullptr;
   std::vector<double> prologue, tiles, arrival, merge, finish, tail_rows, tail_attend, tail_arrival;
   for (const auto& w : workgroups) {
@@ -43,6 +43,7 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
       last = &w;
     }
     if (!w.had_tokens) continue;
+    first_end = std::min(first_end, last_stamp(w));
     if (w.tail) {
       ++c.tails;
       tail_rows.push_back(us(w.t[0], w.t[1]));
@@ -61,9 +62,6 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
     }
   }
   if (!last) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its phases");
-  uint64_t first_end = UINT64_MAX;
-  for (const auto& w : workgroups)
-    if (w.written && w.t[0] != 0 && w.had_tokens) first_end = std::min(first_end, last_stamp(w));
   for (const auto& w : workgroups)
     if (w.written && w.t[0] != 0 && w.t[0] > first_end) ++c.late;
   c.span_us = us(first, end);

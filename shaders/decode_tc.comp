@@ -337,14 +337,20 @@ uint v_dim(uint db, uint j) {
 // (f16: BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
 uint tile_page(uint tb, uint first_page) { return split_pages[tb / PAGE_SIZE - first_page]; }
 
-void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
-  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE;
+// The word offsets of the tile at tb: of K's (V's) region of the page, and of the tile (rows: its row).
+uint k_region(uint tb, uint kvh, uint first_page) {
+  return tile_page(tb, first_page) * (K_REGION * KV_HEADS) + kvh * K_REGION;
+}
+uint k_tile(uint kr, uint tb) { return kr + (K_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * K_TILE; }
+uint v_region(uint tb, uint kvh, uint first_page) {
+  return tile_page(tb, first_page) * (V_REGION * KV_HEADS) + kvh * V_REGION;
+}
+uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * V_TILE; }
+
+// The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
+// scales each their own way).
+void fetch_k_words(uint kt, uint lane, out uint kw[K_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
-  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION;
-  const uint kt = kr + (K_ROWS ? slot : slot / TILE) * K_TILE;
-  [[unroll]] for (uint h = 0; h < 2u; ++h)
-    [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
   if (K_Q8) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
@@ -361,18 +367,20 @@ void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], o
   } else {
     [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
   }
+}
+
+void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+  const uint g = lane >> 2, slot = tb % PAGE_SIZE, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
+  fetch_k_words(kt, lane, kw);
+  [[unroll]] for (uint h = 0; h < 2u; ++h)
+    [[unroll]] for (uint i = 0; i < K_SW; ++i)
+      ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
   // (norms of tokens g and g + 8; rows have none)
   kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
 
-void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
-  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE;
+void fetch_v_words(uint vt, uint lane, out uint vw[V_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
-  const uint vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION;
-  const uint vt = vr + (V_ROWS ? slot : slot / TILE) * V_TILE;
-  [[unroll]] for (uint h = 0; h < 2u; ++h)
-    [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
   if (V_Q8) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
@@ -389,6 +397,14 @@ void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], o
   } else {
     [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
   }
+}
+
+void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+  const uint g = lane >> 2, slot = tb % PAGE_SIZE, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
+  fetch_v_words(vt, lane, vw);
+  [[unroll]] for (uint h = 0; h < 2u; ++h)
+    [[unroll]] for (uint i = 0; i < V_SW; ++i)
+      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
   vn = READS && !V_ROWS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
 }
 
@@ -530,10 +546,8 @@ void build_tables(uint tid) {
 // tokens w and w + 8; rows: 1), q8_0's scales of token 8h + 2c + e at (2h + e) x K_SW.
 const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
 void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
-  uint unused_n, unused_s[K_SW2];  // (the columns' norms and scales: tokens g, g + 8)
-  fetch_k(tb, lane, kvh, first_page, kw, unused_n, unused_s);
-  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
-  const uint kr = page * (K_REGION * KV_HEADS) + kvh * K_REGION, kt = kr + slot / TILE * K_TILE;
+  const uint slot = tb % PAGE_SIZE, c = lane & 3u, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
+  fetch_k_words(kt, lane, kw);
   kn = READS && !K_ROWS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u])
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
@@ -541,10 +555,8 @@ void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW],
       if (K_Q8) ks[t * K_SW + i] = READS ? k1[kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i] : 0u;
 }
 void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
-  uint unused_n, unused_s[V_SW2];
-  fetch_v(tb, lane, kvh, first_page, vw, unused_n, unused_s);
-  const uint page = tile_page(tb, first_page), slot = tb % PAGE_SIZE, c = lane & 3u;
-  const uint vr = page * (V_REGION * KV_HEADS) + kvh * V_REGION, vt = vr + slot / TILE * V_TILE;
+  const uint slot = tb % PAGE_SIZE, c = lane & 3u, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
+  fetch_v_words(vt, lane, vw);
   vn = READS && !V_ROWS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u])
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
