@@ -294,7 +294,8 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
     r.variant = Variant::tc;
     return plan_decode(caps, s, r);
   };
-  const auto m3 = plan(llama8b(32768, 1, 3));
+  // (Four subgroups asked for: unasked, turbo rows take eight, the next test.)
+  const auto m3 = plan(llama8b(32768, 1, 3), {.subgroups = 4});
   EXPECT_TRUE(m3.rows16);
   EXPECT_EQ(m3.rows, 12u);
   EXPECT_EQ(m3.row_chunks, 1u);
@@ -304,7 +305,7 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   EXPECT_EQ(m3.shared_bytes, decode_shared_bytes(caps, llama8b(32768, 1, 3), m3));
   EXPECT_LE(m3.shared_bytes, 49152u);
   EXPECT_NE(m3.describe().find("queries on the MMAs' 16-row side"), std::string::npos) << m3.describe();
-  const auto m8 = plan(llama8b(32768, 1, 8));
+  const auto m8 = plan(llama8b(32768, 1, 8), {.subgroups = 4});
   EXPECT_TRUE(m8.rows16);
   EXPECT_EQ(m8.rows, 16u);
   EXPECT_EQ(m8.row_chunks, 2u);
@@ -375,6 +376,50 @@ TEST(Plan, TensorCoresTakeUpToSixteenRowsOnTheMmasRowSide) {
   const auto smem = plan_decode(h100(), llama8b(32768, 1, 3), {.variant = Variant::smem, .rows16 = true});
   EXPECT_FALSE(smem.rows16);
   EXPECT_EQ(smem.variant, Variant::smem);
+}
+
+// Unasked, rows16 over turbo K and V takes workgroups of eight subgroups, one an SM (as many warps
+// as two of four, half the splits to merge); q8_0 on either side keeps four (session 22: its
+// tiles slowed more than its merge gained), and so do forced subgroups or splits.
+TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
+  const auto caps = h100_tensor_cores_khr();
+  auto plan = [&](DecodeShape s, PlanRequest r = {}) {
+    r.variant = Variant::tc;
+    return plan_decode(caps, s, r);
+  };
+  for (KvType t : {KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
+    for (uint32_t ctx : {8192u, 32768u, 131072u}) {
+      DecodeShape s = llama8b(ctx, 1, 8);
+      s.k_type = s.v_type = t;
+      const auto p = plan(s);
+      const auto four = plan(s, {.subgroups = 4});
+      EXPECT_TRUE(p.rows16) << type_name(t) << " " << ctx;
+      EXPECT_EQ(p.workgroup, 256u) << type_name(t) << " " << ctx;
+      EXPECT_EQ(p.rows, four.rows);
+      EXPECT_LE(p.workgroups, caps.compute_units) << type_name(t) << " " << ctx;
+      EXPECT_LT(p.workgroups, four.workgroups) << type_name(t) << " " << ctx;  // fewer splits
+      EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p));
+      EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
+      EXPECT_NE(p.describe().find("8 subgroups x 16-token tiles"), std::string::npos) << p.describe();
+    }
+  }
+  EXPECT_EQ(plan(llama8b(32768, 1, 3)).workgroup, 256u);
+  for (KvType t : {KvType::q8_0}) {
+    DecodeShape s = llama8b(32768, 1, 3);
+    s.v_type = t;
+    EXPECT_EQ(plan(s).workgroup, 128u);
+    s.k_type = t;
+    EXPECT_EQ(plan(s).workgroup, 128u);
+    s.v_type = KvType::turbo3;
+    EXPECT_EQ(plan(s).workgroup, 128u);
+    EXPECT_TRUE(plan(s).rows16);
+  }
+  EXPECT_EQ(plan(llama8b(32768, 1, 3), {.subgroups = 4}).workgroup, 128u);
+  EXPECT_EQ(plan(llama8b(32768, 1, 3), {.splits = 16}).workgroup, 128u);
+  // Without rows16 (8 rows or fewer, short splits at m 3 8K, NV matrices): as before.
+  EXPECT_NE(plan(llama8b(32768, 1, 2)).workgroup, 256u);
+  EXPECT_NE(plan(llama8b(8192, 1, 3)).workgroup, 256u);
+  EXPECT_EQ(plan_decode(h100_tensor_cores(), llama8b(32768, 1, 3), {.variant = Variant::tc}).workgroup, 128u);
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
