@@ -308,18 +308,17 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.team = 32;
     p.unroll = 16;  // tokens_per_step(): subgroups x 16 tokens
     p.dims_per_lane = k_dim;
-    // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs; not
-    // unasked for f16 rows (their tile words, 64 registers a lane without a prefetch, beside Q's
-    // 64 and the outputs' 64). H100, session 21, µs per call, columns / rows16, llama8b 32K: m 3
-    // turbo3 51.6 / 45.4, q8_0 66.3 / 55.1 (128K turbo3 159.6 / 118.3); m 8 turbo3 88.0 / 66.8,
-    // q8_0 114.8 / 81.1. (f16 rows m 3: 63.4 / 79.0, measured while rows16 still ran one
-    // workgroup an SM; not measured since.)
+    // More than 8 rows (or on request): up to 16 on the MMAs' 16-row side, where it runs. H100, µs
+    // per call, columns / rows16, llama8b 32K (session 21): m 3 turbo3 51.6 / 45.4, q8_0 66.3 /
+    // 55.1 (128K turbo3 159.6 / 118.3); m 8 turbo3 88.0 / 66.8, q8_0 114.8 / 81.1. f16 pairs
+    // (session 22, run 3, with the fold's bank swizzle for f16 V, decode_tc.comp's osh_at): m 8 f16
+    // 100.1 / 72.9, f16 / turbo3 95.7 / 69.3, q8_0 / f16 100.3 / 78.4; m 3 f16 / turbo3 59.5 /
+    // 51.8, q8_0 / f16 62.9 / 59.0, f16 65.1 / 65.8.
     if (request.rows16.value_or(false)) {
       const std::string why = rows16_problem(caps, s, request);
       if (!why.empty()) fail(ErrorCode::invalid_argument, "decode: the query rows on the MMAs' 16-row side: " + why);
     }
-    const bool f16_rows = s.k_type == KvType::f16 || s.v_type == KvType::f16;
-    p.rows16 = request.rows16.value_or(rm > 8 && !f16_rows) && rows16_problem(caps, s, request).empty();
+    p.rows16 = request.rows16.value_or(rm > 8) && rows16_problem(caps, s, request).empty();
     tc_rows(p.rows16 ? 16 : 8);
     if (p.rows16 && !request.rows16.has_value() && p.shared_bytes > budget) {  // (a device with less shared memory)
       p.rows16 = false;

@@ -210,8 +210,21 @@ const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
 #define F_GET(i) uintBitsToFloat(region[(i) / 2u][(i) % 2u])
-#define OSH_SET(i, v) F_SET(OSH + (i), v)
-#define OSH_GET(i) F_GET(OSH + (i))
+// rows16 over f16 V rows: osh's element i (row i / DIM, dim i % DIM) with its dim's low 5 bits
+// XORed by the row's low 3 bits (onto dim bits 0-2, and bits 1-2 again onto 3-4) and by dim bits
+// 5-6 (onto 3-4), so that the fold's stores of one accumulator element (8 rows g x 4 lanes c, dims
+// 32c + 16e + ..) reach 32 banks instead of one (rows of DIM floats: 32-way conflicts; the fold's
+// arrival 11.5 -> 6.1 us, f16 m 3 32K 71.4 -> 65.8). Each dim stays in its row's 32-dim run. The
+// same swizzle on every layout (turbo's and q8_0's 8-way conflicts in rows16, the columns' 2-way)
+// lost: H100, session 22, m 1 32K turbo3 28.4 -> 30.0 us, q8_0 39.7 -> 41.8, rows16 turbo3 m 3
+// arrival 4.9 -> 5.8 (fewer conflicts, more costly addresses: the parity of i no longer known).
+const uint OSH_SWIZZLE = ROWS16 != 0u ? (V_TYPE == TYPE_F16 ? 1u : 0u) : 0u;
+uint osh_at(uint i) {
+  const uint row = i / DIM, d = i % DIM;
+  return OSH_SWIZZLE != 0u ? i ^ ((row & 7u) ^ ((row & 6u) << 2) ^ (((d >> 5) & 3u) << 3)) : i;
+}
+#define OSH_SET(i, v) F_SET(OSH + osh_at(i), v)
+#define OSH_GET(i) F_GET(OSH + osh_at(i))
 #define MSH_SET(i, v) F_SET(MSH + (i), v)
 #define MSH_GET(i) F_GET(MSH + (i))
 // Qb on its way from the subgroups' rows to every subgroup's fragments: [column][dim], q_hi of
