@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 22, run 2 (carry [".gl", ".pk"] from pack-ab.sh: build-slim from the osh swizzle, and
 # turboprof-base from 7867ec0 without it). osh's rows of DIM floats put a warp's 8 rows g on one
-# bank (bench: /tmp/banks.py's model, in the README): rows16's fold 8-way (turbo, q8_0) and 32-way
+# bank (scripts/banks.py's model, in the README): rows16's fold 8-way (turbo, q8_0) and 32-way
 # (f16 rows) conflicts, the columns' epilogue 2-way (wide 4, f16 rows 8-16). Expected: rows16's
 # arrival (turbo3 m 3 32K 4.9 us, f16 11.5) down by ~3 us (f16 ~9); m 1 about the same (32 stores
 # a lane at 2-way); f16 rows16 m 3 71 -> ~62 us (the columns: 64).
