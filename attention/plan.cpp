@@ -299,7 +299,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.shared_bytes = decode_shared_bytes(caps, s, p);
   };
   if (p.variant == Variant::tc) {
-    // Four subgroups (6 or 8 on request), each streaming tiles of 16 tokens; the MMAs' 8 columns
+    // Four subgroups (or 6 or 8: below), each streaming tiles of 16 tokens; the MMAs' 8 columns
     // hold 4 rows' hi and lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a
     // second matrix: a workgroup takes at most 8 query rows.
     if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
