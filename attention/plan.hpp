@@ -41,7 +41,7 @@ struct PlanRequest {
   uint32_t unroll = 0;         // tuning override: 1, 2, 4 or 8
   uint32_t subgroups = 0;      // tuning override, tc only: subgroups per workgroup, 4, 6 or 8
   // Tuning override, tc only: the query rows on the MMAs' 16-row side (up to 16 rows a workgroup;
-  // B fragments in mma's order); unset: the plan's choice (more than 8 rows, no f16 rows).
+  // B fragments in mma's order); unset: the plan's choice (more than 8 rows).
   std::optional<bool> rows16;
 };
 

@@ -422,6 +422,60 @@ TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
   EXPECT_EQ(plan_decode(h100_tensor_cores(), llama8b(32768, 1, 3), {.variant = Variant::tc}).workgroup, 128u);
 }
 
+// Every tc plan over a grid of shapes (type pairs, head dims, GQA, m, depths, batches; KHR and NV
+// matrices) stays within what decode_tc.comp holds: 4, 6 or 8 subgroups (rows16: 4 or 8, and 8
+// unasked only over turbo K and V), at most 8 rows a workgroup (rows16: 16) in equal chunks that
+// cover the group's rows, whole-step splits that cover the context, and the shared memory the
+// kernel declares, within the device's.
+TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
+  const KvType types[] = {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4};
+  struct Heads {
+    uint32_t q, kv;
+  };
+  uint32_t planned = 0;
+  for (const DeviceCaps& caps : {h100_tensor_cores_khr(), h100_tensor_cores()})
+    for (KvType k : types)
+      for (KvType v : types)
+        for (uint32_t dim : {64u, 128u})
+          for (Heads h : {Heads{32, 8}, Heads{28, 4}, Heads{32, 32}, Heads{8, 1}})
+            for (uint32_t m : {1u, 2u, 3u, 4u, 8u})
+              for (uint32_t ctx : {100u, 4096u, 32768u, 131072u})
+                for (uint32_t batch : {1u, 16u}) {
+                  const DecodeShape s{k, v, dim, h.q, h.kv, batch, m, ctx, 64};
+                  const std::string at = std::string(type_name(k)) + "/" + std::string(type_name(v)) + " dim " +
+                                         std::to_string(dim) + " heads " + std::to_string(h.q) + "/" +
+                                         std::to_string(h.kv) + " m " + std::to_string(m) + " ctx " +
+                                         std::to_string(ctx) + " batch " + std::to_string(batch);
+                  DecodePlan p;
+                  try {
+                    p = plan_decode(caps, s, {.variant = Variant::tc});
+                  } catch (const Error& e) {
+                    ADD_FAILURE() << at << ": " << e.what();
+                    continue;
+                  }
+                  ++planned;
+                  const uint32_t rm = h.q / h.kv * m, subgroups = p.workgroup / 32;
+                  ASSERT_EQ(p.variant, Variant::tc) << at;
+                  EXPECT_EQ(p.workgroup % 32, 0u) << at;
+                  EXPECT_TRUE(subgroups == 4 || subgroups == 6 || subgroups == 8) << at;
+                  if (p.rows16) {
+                    EXPECT_TRUE(caps.mma_b_native) << at;
+                    EXPECT_NE(subgroups, 6u) << at;
+                    if (subgroups == 8) EXPECT_TRUE(traits(k).is_turbo && traits(v).is_turbo) << at;
+                  }
+                  EXPECT_GE(p.rows, 1u) << at;
+                  EXPECT_LE(p.rows, p.rows16 ? 16u : 8u) << at;
+                  EXPECT_GE(p.rows * p.row_chunks, rm) << at;
+                  EXPECT_LT(p.rows * (p.row_chunks - 1), rm) << at;  // no empty chunk
+                  EXPECT_EQ(p.chunk % p.tokens_per_step(), 0u) << at;
+                  EXPECT_GE(p.splits * p.chunk, ctx) << at;
+                  EXPECT_GE(p.workgroups, h.kv * p.row_chunks * batch) << at;
+                  EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p)) << at;
+                  EXPECT_LE(p.shared_bytes, std::min(caps.max_shared_memory, 49152u)) << at;
+                }
+  EXPECT_GT(planned, 0u);
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");
