@@ -531,6 +531,36 @@ TEST(Plan, FusedAppendTailsGetRoomInTheWave) {
   }
 }
 
+// Every workgroup of a fused dispatch carries the tail's shared memory (its quantizer's arrays):
+// the splits and the tails fit one wave of the workgroups an SM holds with it (~49 KB an SM, 1 KB
+// more a workgroup). Without it, m 1 at 128K put three 16.8 KB workgroups an SM and the wide form
+// (m 2) two of 27.3 KB, where two and one fit: a second wave.
+TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheTailsSharedMemory) {
+  const auto caps = h100_tensor_cores_khr();
+  for (KvType t : {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4})
+    for (uint32_t m : {1u, 2u, 3u, 8u})
+      for (uint32_t ctx : {4096u, 32768u, 131072u}) {
+        DecodeShape appended = llama8b(ctx + m, 1, m);
+        appended.k_type = appended.v_type = t;
+        const DecodeShape s = fused_append_shape(appended);
+        const auto p = plan_decode(caps, s, {.variant = Variant::tc});
+        const uint32_t each = p.shared_bytes + fused_tail_shared_bytes(p) + 1024;
+        const uint32_t per_sm = std::max(1u, 50176u / each);
+        const uint32_t tails = s.kv_heads * p.row_chunks;
+        EXPECT_LE(p.workgroups + tails, per_sm * caps.compute_units)
+            << type_name(t) << " m " << m << " ctx " << ctx << ": " << p.describe();
+        EXPECT_LE(p.shared_bytes + fused_tail_shared_bytes(p), 49152u) << type_name(t) << " m " << m;
+      }
+  // The tail's arrays: two copies of 256 floats, 256 codes and 8 scales on the tensor cores, one
+  // in the scalar kernel; 10 floats a row.
+  DecodePlan p;
+  p.variant = Variant::tc;
+  p.rows = 4;
+  EXPECT_EQ(fused_tail_shared_bytes(p), 2u * 4 * 520 + 4 * 4 * 10);
+  p.variant = Variant::mag4;
+  EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 520 + 4 * 4 * 10);
+}
+
 // A fused call's splits cover the old tokens (the tails attend to the new ones): at 4096 old
 // tokens and one new on an H100 its plan is the 4K decode call's 32 two-step splits and the 8
 // tails fit the same wave (planned on 4097 tokens, it took 22 three-step splits).
