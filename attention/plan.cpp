@@ -361,6 +361,14 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
       fewer_rows = true;
     }
   }
+  // The plan in workgroups of n subgroups instead: its shared memory and splits planned again.
+  auto with_subgroups = [&](uint32_t n) {
+    DecodePlan q = p;
+    q.workgroup = 32 * n;
+    q.shared_bytes = decode_shared_bytes(caps, s, q);
+    plan_splits(caps, s, request, q);
+    return q;
+  };
   if (!fewer_rows && p.variant == Variant::tc && p.rows <= 4 && !p.rows16 && !request.subgroups &&
       !request.splits && s.k_type != KvType::f16 && per_unit == kTensorCoreWorkgroupsPerUnit) {
     // Six subgroups where splits too short for a third workgroup an SM leave two (12 warps an SM
@@ -369,10 +377,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     // turbo3 29.0 / 28.6; 64K q8_0 71.9 / 66.0, turbo3 45.9 / 43.5, turbo2 39.3 / 37.6, turbo4
     // 63.0 / 61.4; 8K (3-step splits) turbo2 14.8 / 15.1, turbo4 18.2 / 18.9. f16 K, bound by its
     // reads, lost (32K 55.5 / 57.7, 64K 99.6 / 101.3).
-    DecodePlan six = p;
-    six.workgroup = 32 * 6;
-    six.shared_bytes = decode_shared_bytes(caps, s, six);
-    plan_splits(caps, s, request, six);
+    const DecodePlan six = with_subgroups(6);
     if (six.shared_bytes <= budget && six.chunk / six.tokens_per_step() >= kTensorCoreWideMinSteps) p = six;
   }
   if (p.rows16 && p.rows > 8 && !request.subgroups && !request.splits && traits(s.k_type).is_turbo &&
@@ -386,10 +391,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     // the bytes, lost (its tiles slowed more than the merge gained): m 3 128K 157.0 / 162.8, m 8
     // 32K 80.3 / 86.4, 128K 262.0 / 286.6; so did turbo / q8_0 pairs (m 8 32K turbo3 / q8_0 85.7 /
     // 87.1, 128K turbo4 / q8_0 303.2 / 307.5; q8_0 / turbo3 even). They keep four.
-    DecodePlan eight = p;
-    eight.workgroup = 32 * 8;
-    eight.shared_bytes = decode_shared_bytes(caps, s, eight);
-    plan_splits(caps, s, request, eight);
+    const DecodePlan eight = with_subgroups(8);
     if (eight.shared_bytes <= budget) p = eight;
   }
   return p;

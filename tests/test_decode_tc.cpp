@@ -171,7 +171,8 @@ TEST(TensorCores, RowsOnTheMmasSixteenRowSideAreExact) {
   c.lengths = {700};
   c.options.rows16 = true;
   EXPECT_LE(tc_error(c), kExactBound) << "outliers x200";
-  // 8 subgroups (on request): the first 4 hold the query rows, every 8 fold into 4.
+  // 8 subgroups (the plan's for turbo pairs, here asked for): the first 4 hold the query rows,
+  // every 8 fold into 4.
   for (auto [k, v] : {std::pair{KvType::turbo3, KvType::turbo3}, std::pair{KvType::q8_0, KvType::turbo4}})
     for (uint32_t splits : {0u, 3u}) {
       DecodeCase e;

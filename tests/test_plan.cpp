@@ -1,6 +1,7 @@
 // Planning is a pure function of the capability record and the shape: tested without a GPU on
 // records written by hand.
 #include <gtest/gtest.h>
+#include <algorithm>
 #include <utility>
 
 #include "attention/plan.hpp"
@@ -14,6 +15,12 @@ namespace {
 
 DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
   return {KvType::turbo3, KvType::turbo3, 128, 32, 8, batch, m, ctx, 64};
+}
+
+// The tc workgroups of a fused plan an SM holds: ~49 KB of shared memory an SM, 1 KB more a
+// workgroup (H100, sessions 6 and 21), each with the tail's shared memory.
+uint32_t fused_workgroups_per_sm(const DecodePlan& p) {
+  return std::max(1u, 50176u / (p.shared_bytes + fused_tail_shared_bytes(p) + 1024));
 }
 
 }  // namespace
@@ -479,10 +486,9 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   appended.max_context += m;
                   const DecodeShape fs = fused_append_shape(appended);
                   const auto f = plan_decode(caps, fs, {.variant = Variant::tc});
-                  const uint32_t each = f.shared_bytes + fused_tail_shared_bytes(f) + 1024;
                   const uint32_t groups = h.kv * f.row_chunks * batch;
                   if (f.splits > 1 && f.reason.find("page list") == std::string::npos)
-                    EXPECT_LE(f.workgroups + groups, std::max(1u, 50176u / each) * caps.compute_units)
+                    EXPECT_LE(f.workgroups + groups, fused_workgroups_per_sm(f) * caps.compute_units)
                         << at << " fused: " << f.describe();
                 }
   EXPECT_GT(planned, 0u);
@@ -556,10 +562,8 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheTailsSharedMemory) {
         appended.k_type = appended.v_type = t;
         const DecodeShape s = fused_append_shape(appended);
         const auto p = plan_decode(caps, s, {.variant = Variant::tc});
-        const uint32_t each = p.shared_bytes + fused_tail_shared_bytes(p) + 1024;
-        const uint32_t per_sm = std::max(1u, 50176u / each);
         const uint32_t tails = s.kv_heads * p.row_chunks;
-        EXPECT_LE(p.workgroups + tails, per_sm * caps.compute_units)
+        EXPECT_LE(p.workgroups + tails, fused_workgroups_per_sm(p) * caps.compute_units)
             << type_name(t) << " m " << m << " ctx " << ctx << ": " << p.describe();
         EXPECT_LE(p.shared_bytes + fused_tail_shared_bytes(p), 49152u) << type_name(t) << " m " << m;
       }
