@@ -1,12 +1,9 @@
 #!/usr/bin/env bash
-# For the next GPU session (carry [".gl", ".pk"] from pack.sh on main): what session 22 could not
+# For the next GPU session (carry [".gl", ".pk"] from bench/pack_gpu.sh on main): what session 22 could not
 # run with its final commit (69d44ac and after). `tests`: every GPU test of the tc forms with the
 # plan's new defaults (rows16 in 8 subgroups for turbo pairs, rows16 for f16 pairs); `targets`: the
 # P1-P8 table. One GPU call each (the tests compile every pipeline first on a cold machine).
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh
 case "${1:-tests}" in
   tests)
     for t in test_decode_tc test_append_decode; do
