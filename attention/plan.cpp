@@ -300,7 +300,7 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
     p.shared_bytes = decode_shared_bytes(caps, s, p);
   };
   if (p.variant == Variant::tc) {
-    // Four subgroups (6 or 8 on request), each streaming tiles of 16 tokens; the MMAs' 8 columns
+    // Four subgroups (or 6 or 8: below), each streaming tiles of 16 tokens; the MMAs' 8 columns
     // hold 4 rows' hi and lo halves, or (5 to 8 rows) 8 rows' hi halves with their lo halves in a
     // second matrix: a workgroup takes at most 8 query rows.
     if (const std::string problem = tensor_core_problem(caps, s, request.mode); !problem.empty())
@@ -370,15 +370,15 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   }
   if (p.rows16 && p.rows > 8 && !request.subgroups && !request.splits && traits(s.k_type).is_turbo &&
       traits(s.v_type).is_turbo) {
-    // Turbo rows16 (more than 8 rows: measured at 12 and 16) in workgroups of eight subgroups, one an SM: as many warps as two of four,
-    // half the splits to write and merge (the last workgroup's merge of m 3 32K: 4.8 -> 1.9 us).
-    // q8_0, whose tiles read 2-3x the bytes, lost: its tiles slowed more than the merge gained
-    // (one workgroup's barriers hold all the SM's warps). H100, session 22, us per call, 4 / 8
+    // Turbo rows16 (more than 8 rows: measured at 12 and 16) in workgroups of eight subgroups,
+    // one an SM: as many warps as two of four, half the splits to write and merge (the last
+    // workgroup's merge of m 3 32K: 4.8 -> 1.9 us). H100, session 22, us per call, 4 / 8
     // subgroups, llama8b: m 3 turbo3 8K 22.1 / 21.4, 32K 45.3 / 43.0, 128K 118.6 / 112.7; turbo4
     // 32K 54.6 / 53.2, 128K 152.8 / 147.9; turbo2 32K 38.7 / 36.4; m 8 turbo3 32K 67.9 / 65.8,
-    // 128K 203.4 / 202.6; turbo4 32K 87.8 / 82.8, 128K 278.9 / 264.6; q8_0 m 3 128K 157.0 /
-    // 162.8, m 8 32K 80.3 / 86.4, 128K 262.0 / 286.6. (Mixed turbo / q8_0 pairs not measured:
-    // they keep four.)
+    // 128K 203.4 / 202.6; turbo4 32K 87.8 / 82.8, 128K 278.9 / 264.6. q8_0, whose tiles read 2-3x
+    // the bytes, lost (its tiles slowed more than the merge gained): m 3 128K 157.0 / 162.8, m 8
+    // 32K 80.3 / 86.4, 128K 262.0 / 286.6; so did turbo / q8_0 pairs (m 8 32K turbo3 / q8_0 85.7 /
+    // 87.1, 128K turbo4 / q8_0 303.2 / 307.5; q8_0 / turbo3 even). They keep four.
     DecodePlan eight = p;
     eight.workgroup = 32 * 8;
     eight.shared_bytes = decode_shared_bytes(caps, s, eight);

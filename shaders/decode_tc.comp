@@ -5,8 +5,9 @@
 // and partials as decode.comp; every split writes partials, and the last of its group merges them
 // and stores the output (split_merge.glsl).
 //
-// A workgroup = 4 subgroups (6 or 8 on request: WG); each streams its own tiles of 16 consecutive
-// tokens (the cache's tiles, kvcache/layout.hpp) with its own online-softmax state. Per tile:
+// A workgroup = 4, 6 or 8 subgroups (WG, the plan's choice); each streams its own tiles of 16
+// consecutive tokens (the cache's tiles, kvcache/layout.hpp) with its own online-softmax state.
+// Per tile:
 //   scores  S[16 x 8] = sum over 16-dim blocks of  [C_hi; C_lo][16 x 16 dims] . Qb[16 dims x 8]
 //           (per half of 8 tokens: rows g and g + 8 are token g's hi and lo halves, summed after)
 //   output  O[16 dims x 8]  += C^T[16 dims x 16 tokens] . Pb[16 tokens x 8]      (per dim block)
@@ -609,8 +610,8 @@ void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW],
   }
 
 // ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
-// osh and msh. Subgroup sg < 4 holds query rows sg + 4 i (of 8 subgroups, on request, the others
-// none: every subgroup takes the same fragments from frag); the lane's rows are g and g + 8 (k = 0, 1), its
+// osh and msh. Subgroup sg < 4 holds query rows sg + 4 i (of 8 subgroups, the others none: every
+// subgroup takes the same fragments from frag); the lane's rows are g and g + 8 (k = 0, 1), its
 // scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
 // the top of its step, the next tile's K after the scores, as in the columns.)
 void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,

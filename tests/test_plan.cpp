@@ -1,6 +1,7 @@
 // Planning is a pure function of the capability record and the shape: tested without a GPU on
 // records written by hand.
 #include <gtest/gtest.h>
+#include <utility>
 
 #include "attention/plan.hpp"
 #include "kvcache/error.hpp"
@@ -404,15 +405,14 @@ TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
     }
   }
   EXPECT_EQ(plan(llama8b(32768, 1, 3)).workgroup, 256u);
-  for (KvType t : {KvType::q8_0}) {
+  // q8_0 as K, V or both; f16 rows.
+  for (auto [k, v] : {std::pair{KvType::turbo3, KvType::q8_0}, std::pair{KvType::q8_0, KvType::turbo3},
+                      std::pair{KvType::q8_0, KvType::q8_0}, std::pair{KvType::f16, KvType::f16}}) {
     DecodeShape s = llama8b(32768, 1, 3);
-    s.v_type = t;
-    EXPECT_EQ(plan(s).workgroup, 128u);
-    s.k_type = t;
-    EXPECT_EQ(plan(s).workgroup, 128u);
-    s.v_type = KvType::turbo3;
-    EXPECT_EQ(plan(s).workgroup, 128u);
-    EXPECT_TRUE(plan(s).rows16);
+    s.k_type = k;
+    s.v_type = v;
+    EXPECT_TRUE(plan(s).rows16) << type_name(k) << " / " << type_name(v);
+    EXPECT_EQ(plan(s).workgroup, 128u) << type_name(k) << " / " << type_name(v);
   }
   EXPECT_EQ(plan(llama8b(32768, 1, 3), {.subgroups = 4}).workgroup, 128u);
   EXPECT_EQ(plan(llama8b(32768, 1, 3), {.splits = 16}).workgroup, 128u);
