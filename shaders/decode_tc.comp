@@ -610,8 +610,8 @@ void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW],
   }
 
 // ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
-// osh and msh. Subgroup sg < 4 holds query rows sg + 4 i (of 8 subgroups, the others none: every
-// subgroup takes the same fragments from frag); the lane's rows are g and g + 8 (k = 0, 1), its
+// osh and msh. Every subgroup takes Q's fragments from frag, where the subgroups that hold query
+// rows put them (below); the lane's rows are g and g + 8 (k = 0, 1), its
 // scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
 // the top of its step, the next tile's K after the scores, as in the columns.)
 void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
