@@ -34,13 +34,6 @@ struct DecodePush {
   uint32_t v_new;
 };
 
-// Shared memory the fused append's tail adds to a decode kernel (mirrors quantize_row.glsl and
-// append_tail.glsl: per copy of the quantizer's arrays the row, codes and scales; then
-// the new tokens' scores, m and l per row). The scalar kernel keeps one copy, tc two.
-uint32_t tail_shared_bytes(uint32_t copies, uint32_t rows) {
-  return 4 * copies * (256 + 256 + 8) + 4 * rows * 8 + 4 * rows * 2;
-}
-
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
 // ---------------------------------------------------------------------------------------------
@@ -372,7 +365,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     constants.push_back(uint32_t(new_k->format));
     constants.push_back(uint32_t(new_v->format));
     const uint32_t budget = std::min<uint32_t>(caps.max_shared_memory ? caps.max_shared_memory : 16384, 49152);
-    const uint32_t bytes = p.shared_bytes + tail_shared_bytes(tc ? 2 : 1, p.rows);
+    const uint32_t bytes = p.shared_bytes + fused_tail_shared_bytes(p);
     if (bytes > budget) {
       spdlog::debug("turbokv append_decode: the fused kernel needs {} B of shared memory, the device offers {}: "
                     "append, then decode", bytes, budget);

@@ -176,9 +176,12 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
     // 86.9.)
     // (rows16 workgroups of 8 subgroups, 39 KB, fit one: as many warps as two of 4.)
+    // (A fused dispatch's workgroups all carry its tail's shared memory: without it the plan put
+    // three an SM where two fit, m 1 at 128K, and two where one fits, the wide form's 27.3 KB.)
     const bool tc = p.variant == Variant::tc;
+    const uint32_t tail = s.reserved_per_group ? fused_tail_shared_bytes(p) : 0;
     const uint32_t tc_fit =
-        std::max<uint32_t>(1, kTensorCoreSharedPerUnit / (p.shared_bytes + kReservedSharedPerWorkgroup));
+        std::max<uint32_t>(1, kTensorCoreSharedPerUnit / (p.shared_bytes + tail + kReservedSharedPerWorkgroup));
     const uint32_t tc_max =
         std::min(tc_fit, p.rows > 4 || p.rows16 ? kTensorCoreWorkgroupsPerUnit : kTensorCoreWorkgroupsPerUnitMax);
     auto room = [&](uint32_t per_unit) {
@@ -213,6 +216,11 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
 }
 
 }  // namespace
+
+uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
+  const uint32_t copies = p.variant == Variant::tc ? 2 : 1;
+  return 4 * copies * (256 + 256 + 8) + 4 * p.rows * 8 + 4 * p.rows * 2;
+}
 
 DecodeShape fused_append_shape(DecodeShape s) {
   // (Planned on the appended lengths, a 4K context took 22 splits instead of 32 on an H100: 4097

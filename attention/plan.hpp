@@ -41,7 +41,7 @@ struct PlanRequest {
   uint32_t unroll = 0;         // tuning override: 1, 2, 4 or 8
   uint32_t subgroups = 0;      // tuning override, tc only: subgroups per workgroup, 4, 6 or 8
   // Tuning override, tc only: the query rows on the MMAs' 16-row side (up to 16 rows a workgroup;
-  // B fragments in mma's order); unset: the plan's choice (more than 8 rows, no f16 rows).
+  // B fragments in mma's order); unset: the plan's choice (more than 8 rows).
   std::optional<bool> rows16;
 };
 
@@ -76,6 +76,12 @@ struct DecodePlan {
 // its sequences with the m new tokens appended: the tails (shaders/append_tail.glsl) attend to the
 // new tokens and take one workgroup per group; the splits cover the old tokens.
 DecodeShape fused_append_shape(DecodeShape appended);
+
+// Shared memory the fused append's tail adds to the plan's kernel (shaders/append_tail.glsl and
+// quantize_row.glsl, compiled into every workgroup of a fused dispatch): per copy of the
+// quantizer's arrays the row, its codes and scales (the tc kernel keeps two copies, the scalar
+// kernel one), then the new tokens' scores, m and l per row.
+uint32_t fused_tail_shared_bytes(const DecodePlan& plan);
 
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant
 // whose tables do not fit the device's shared memory).

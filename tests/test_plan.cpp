@@ -422,6 +422,72 @@ TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
   EXPECT_EQ(plan_decode(h100_tensor_cores(), llama8b(32768, 1, 3), {.variant = Variant::tc}).workgroup, 128u);
 }
 
+// Every tc plan over a grid of shapes (type pairs, head dims, GQA, m, depths, batches; KHR and NV
+// matrices) stays within what decode_tc.comp holds: 4, 6 or 8 subgroups (rows16: 4 or 8, and 8
+// unasked only over turbo K and V), at most 8 rows a workgroup (rows16: 16) in equal chunks that
+// cover the group's rows, whole-step splits that cover the context, and the shared memory the
+// kernel declares, within the device's.
+TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
+  const KvType types[] = {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4};
+  struct Heads {
+    uint32_t q, kv;
+  };
+  uint32_t planned = 0;
+  for (const DeviceCaps& caps : {h100_tensor_cores_khr(), h100_tensor_cores()})
+    for (KvType k : types)
+      for (KvType v : types)
+        for (uint32_t dim : {64u, 128u})
+          for (Heads h : {Heads{32, 8}, Heads{28, 4}, Heads{32, 32}, Heads{8, 1}})
+            for (uint32_t m : {1u, 2u, 3u, 4u, 8u})
+              for (uint32_t ctx : {100u, 4096u, 32768u, 131072u})
+                for (uint32_t batch : {1u, 16u}) {
+                  const DecodeShape s{k, v, dim, h.q, h.kv, batch, m, ctx, 64};
+                  const std::string at = std::string(type_name(k)) + "/" + std::string(type_name(v)) + " dim " +
+                                         std::to_string(dim) + " heads " + std::to_string(h.q) + "/" +
+                                         std::to_string(h.kv) + " m " + std::to_string(m) + " ctx " +
+                                         std::to_string(ctx) + " batch " + std::to_string(batch);
+                  DecodePlan p;
+                  try {
+                    p = plan_decode(caps, s, {.variant = Variant::tc});
+                  } catch (const Error& e) {
+                    ADD_FAILURE() << at << ": " << e.what();
+                    continue;
+                  }
+                  ++planned;
+                  const uint32_t rm = h.q / h.kv * m, subgroups = p.workgroup / 32;
+                  ASSERT_EQ(p.variant, Variant::tc) << at;
+                  EXPECT_EQ(p.workgroup % 32, 0u) << at;
+                  EXPECT_TRUE(subgroups == 4 || subgroups == 6 || subgroups == 8) << at;
+                  if (p.rows16) {
+                    EXPECT_TRUE(caps.mma_b_native) << at;
+                    EXPECT_NE(subgroups, 6u) << at;
+                    if (subgroups == 8) EXPECT_TRUE(traits(k).is_turbo && traits(v).is_turbo) << at;
+                  }
+                  EXPECT_GE(p.rows, 1u) << at;
+                  EXPECT_LE(p.rows, p.rows16 ? 16u : 8u) << at;
+                  EXPECT_GE(p.rows * p.row_chunks, rm) << at;
+                  EXPECT_LT(p.rows * (p.row_chunks - 1), rm) << at;  // no empty chunk
+                  EXPECT_EQ(p.chunk % p.tokens_per_step(), 0u) << at;
+                  EXPECT_GE(p.splits * p.chunk, ctx) << at;
+                  EXPECT_GE(p.workgroups, h.kv * p.row_chunks * batch) << at;
+                  EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p)) << at;
+                  EXPECT_LE(p.shared_bytes, std::min(caps.max_shared_memory, 49152u)) << at;
+                  // The fused call of the same step: its splits and tails in one wave of the
+                  // workgroups an SM holds with the tail's shared memory, unless one split a
+                  // group, or splits as long as the page list allows, are already more.
+                  DecodeShape appended = s;
+                  appended.max_context += m;
+                  const DecodeShape fs = fused_append_shape(appended);
+                  const auto f = plan_decode(caps, fs, {.variant = Variant::tc});
+                  const uint32_t each = f.shared_bytes + fused_tail_shared_bytes(f) + 1024;
+                  const uint32_t groups = h.kv * f.row_chunks * batch;
+                  if (f.splits > 1 && f.reason.find("page list") == std::string::npos)
+                    EXPECT_LE(f.workgroups + groups, std::max(1u, 50176u / each) * caps.compute_units)
+                        << at << " fused: " << f.describe();
+                }
+  EXPECT_GT(planned, 0u);
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");
@@ -475,6 +541,36 @@ TEST(Plan, FusedAppendTailsGetRoomInTheWave) {
     const auto scalar = plan_decode(h100(), s);
     EXPECT_LE(scalar.workgroups + s.kv_heads, 132u * 4) << ctx << ": " << scalar.describe();
   }
+}
+
+// Every workgroup of a fused dispatch carries the tail's shared memory (its quantizer's arrays):
+// the splits and the tails fit one wave of the workgroups an SM holds with it (~49 KB an SM, 1 KB
+// more a workgroup). Without it, m 1 at 128K put three 16.8 KB workgroups an SM and the wide form
+// (m 2) two of 27.3 KB, where two and one fit: a second wave.
+TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheTailsSharedMemory) {
+  const auto caps = h100_tensor_cores_khr();
+  for (KvType t : {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4})
+    for (uint32_t m : {1u, 2u, 3u, 8u})
+      for (uint32_t ctx : {4096u, 32768u, 131072u}) {
+        DecodeShape appended = llama8b(ctx + m, 1, m);
+        appended.k_type = appended.v_type = t;
+        const DecodeShape s = fused_append_shape(appended);
+        const auto p = plan_decode(caps, s, {.variant = Variant::tc});
+        const uint32_t each = p.shared_bytes + fused_tail_shared_bytes(p) + 1024;
+        const uint32_t per_sm = std::max(1u, 50176u / each);
+        const uint32_t tails = s.kv_heads * p.row_chunks;
+        EXPECT_LE(p.workgroups + tails, per_sm * caps.compute_units)
+            << type_name(t) << " m " << m << " ctx " << ctx << ": " << p.describe();
+        EXPECT_LE(p.shared_bytes + fused_tail_shared_bytes(p), 49152u) << type_name(t) << " m " << m;
+      }
+  // The tail's arrays: two copies of 256 floats, 256 codes and 8 scales on the tensor cores, one
+  // in the scalar kernel; 10 floats a row.
+  DecodePlan p;
+  p.variant = Variant::tc;
+  p.rows = 4;
+  EXPECT_EQ(fused_tail_shared_bytes(p), 2u * 4 * 520 + 4 * 4 * 10);
+  p.variant = Variant::mag4;
+  EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 520 + 4 * 4 * 10);
 }
 
 // A fused call's splits cover the old tokens (the tails attend to the new ones): at 4096 old
