@@ -100,8 +100,9 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
     // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
     // turbo3 64; turbo4 64 magnitude pairs), then the subgroups' outputs, then the merged rows;
-    // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the first 4
-    // subgroups' query maxima; the merge's flag and sums (shaders/split_merge.glsl).
+    // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the query
+    // maxima of the subgroups that hold rows (8 slots); the merge's flag and sums
+    // (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
     auto entries = [](KvType t) -> uint32_t { return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : 64; };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
@@ -111,7 +112,7 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t region =
         std::max(8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
     // (rows16: Q's 16 rows' hi halves, then their lo halves)
-    return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 4 + 4 + 4 * p.rows;
+    return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 8 + 4 + 4 * p.rows;
   }
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
   const uint32_t v_dim = RowLayout::make(s.v_type, s.head_dim).stored_dim;

@@ -179,7 +179,7 @@ const float CS = 1024.0;
 const float CS2 = 48.17617;
 const bool K_EXACT = K_TYPE == TYPE_TURBO2 || K_ROWS, V_EXACT = V_TYPE == TYPE_TURBO2 || V_ROWS;
 const float K_CS = K_ROWS ? 1.0 : K_EXACT ? CS2 : CS, V_CS = V_ROWS ? 1.0 : V_EXACT ? CS2 : CS;
-shared float qmax_sh[4];  // the largest |q| of each subgroup that holds query rows
+shared float qmax_sh[8];  // the largest |q| of each subgroup that holds query rows
 
 // x as f16 hi + lo with hi + lo = x to ~2^-21 relative: hi keeps x's top 10 mantissa bits (exact
 // in f16), lo = x - hi is exact in f32. (Written with integer bits: the driver folded
@@ -530,9 +530,11 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
   return subgroupMax(amax);
 }
 
-// The power of two that puts the query rows' largest |q| (the subgroups' maxima) in [2^11, 2^12).
-float query_scale() {
-  const float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
+// The power of two that puts the query rows' largest |q| (the maxima of subgroups 0..n-1, those
+// that hold query rows: 4, or rows16's 8) in [2^11, 2^12).
+float query_scale(uint n) {
+  float qmax = max(max(qmax_sh[0], qmax_sh[1]), max(qmax_sh[2], qmax_sh[3]));
+  if (n > 4u) qmax = max(qmax, max(max(qmax_sh[4], qmax_sh[5]), max(qmax_sh[6], qmax_sh[7])));
   int qexp;
   frexp(qmax, qexp);  // max |q| < 2^qexp
   return qmax == 0.0 ? 1.0 : exp2(float(12 - clamp(qexp, -100, 100)));
@@ -608,23 +610,27 @@ void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW],
   }
 
 // ROWS16 (the header): the split's query rows, tables and tiles, up to the subgroups' states in
-// osh and msh. Subgroup sg < 4 holds query rows sg + 4 i (of 8 subgroups, the others none: every
-// subgroup takes the same fragments from frag); the lane's rows are g and g + 8 (k = 0, 1), its
+// osh and msh. Every subgroup takes Q's fragments from frag, where the subgroups that hold query
+// rows put them (below); the lane's rows are g and g + 8 (k = 0, 1), its
 // scores sc[4 h + 2 k + e] those of token 8 h + 2 c + e of the tile. (Rows types: a tile's V at
 // the top of its step, the next tile's K after the scores, as in the columns.)
 void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
                   uint lane) {
   const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   const uint QV = DIM / 32u;
-  const bool q_rows = sg < 4u;
+  // The 16 rows' queries: subgroup sg holds rows sg + QSG i (4 rows each in 4 subgroups, 2 each
+  // in 8: the prologue's serial work per subgroup halved).
+  const uint QSG = SUBGROUPS >= 8u ? 8u : 4u, QPER = 16u / QSG;
+  const bool q_rows = sg < QSG;
   float qv[4][4];
   float amax = 0.0;
   if (q_rows)
-    [[unroll]] for (uint i = 0; i < 4u; ++i) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u * i, lane, qv[i]));
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      if (i < QPER) amax = max(amax, query_row(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]));
   if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
   barrier();
-  const float qs = query_scale();
+  const float qs = query_scale(QSG);
   const float unscale = 1.0 / (K_CS * qs);
   // Q's rows, row-major (dims in K's fragment slots) in frag: their hi halves, loaded as qa, then
   // their lo halves (4 KB, not 8: two workgroups an SM hold 16 rows' state under the driver's
@@ -634,9 +640,9 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (lo == 1u) barrier();  // every subgroup has its hi halves
     [[unroll]] for (uint i = 0; i < 4u; ++i)
       [[unroll]] for (uint u = 0; u < 4u; ++u)
-        if (q_rows && u < QV) {
+        if (q_rows && i < QPER && u < QV) {
           const f16vec2 h = split_hilo(qv[i][u] * qs);
-          frag[(sg + 4u * i) * DIM + k_slot(lane + 32u * u)] = lo == 0u ? h.x : h.y;
+          frag[(sg + QSG * i) * DIM + k_slot(lane + 32u * u)] = lo == 0u ? h.x : h.y;
         }
     barrier();
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) {
@@ -834,7 +840,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   }
   build_tables(tid);  // meanwhile
   barrier();
-  const float qs = query_scale();
+  const float qs = query_scale(4u);
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
