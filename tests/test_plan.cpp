@@ -472,6 +472,18 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   EXPECT_GE(p.workgroups, h.kv * p.row_chunks * batch) << at;
                   EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p)) << at;
                   EXPECT_LE(p.shared_bytes, std::min(caps.max_shared_memory, 49152u)) << at;
+                  // The fused call of the same step: its splits and tails in one wave of the
+                  // workgroups an SM holds with the tail's shared memory, unless one split a
+                  // group, or splits as long as the page list allows, are already more.
+                  DecodeShape appended = s;
+                  appended.max_context += m;
+                  const DecodeShape fs = fused_append_shape(appended);
+                  const auto f = plan_decode(caps, fs, {.variant = Variant::tc});
+                  const uint32_t each = f.shared_bytes + fused_tail_shared_bytes(f) + 1024;
+                  const uint32_t groups = h.kv * f.row_chunks * batch;
+                  if (f.splits > 1 && f.reason.find("page list") == std::string::npos)
+                    EXPECT_LE(f.workgroups + groups, std::max(1u, 50176u / each) * caps.compute_units)
+                        << at << " fused: " << f.describe();
                 }
   EXPECT_GT(planned, 0u);
 }
