@@ -109,8 +109,10 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t subgroups = p.workgroup / 32;
     // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
-    const uint32_t region =
-        std::max(8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
+    // (A fused dispatch's tail keeps its rows and its quantizer's arrays, 2 x 520 words, there too.)
+    const uint32_t fused_region = s.reserved_per_group ? 8 * ((p.rows * dim + 2 * 520 + 1) / 2) : 0;
+    const uint32_t region = std::max({8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2),
+                                      fused_region});
     // (rows16: Q's 16 rows' hi halves, then their lo halves)
     return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 8 + 4 + 4 * p.rows;
   }
@@ -218,7 +220,8 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
 }  // namespace
 
 uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
-  const uint32_t copies = p.variant == Variant::tc ? 2 : 1;
+  // (The tc kernel keeps the quantizer's arrays in its region: decode_shared_bytes.)
+  const uint32_t copies = p.variant == Variant::tc ? 0 : 1;
   return 4 * copies * (256 + 256 + 8) + 4 * p.rows * 8 + 4 * p.rows * 2;
 }
 

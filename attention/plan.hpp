@@ -78,9 +78,10 @@ struct DecodePlan {
 DecodeShape fused_append_shape(DecodeShape appended);
 
 // Shared memory the fused append's tail adds to the plan's kernel (shaders/append_tail.glsl and
-// quantize_row.glsl, compiled into every workgroup of a fused dispatch): per copy of the
-// quantizer's arrays the row, its codes and scales (the tc kernel keeps two copies, the scalar
-// kernel one), then the new tokens' scores, m and l per row.
+// quantize_row.glsl, compiled into every workgroup of a fused dispatch): the scalar kernel's copy
+// of the quantizer's arrays (the row, its codes and scales; the tc kernel keeps its two in the
+// region that decode_shared_bytes counts for a fused shape), then the new tokens' scores, m and l
+// per row.
 uint32_t fused_tail_shared_bytes(const DecodePlan& plan);
 
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant

@@ -78,7 +78,7 @@ float tail_new(bool is_v, uint index) {
 
 // Element e of the row quantized in `copy`: the value the kernels compute with once it is stored
 // (qr_quantize leaves it in qr_x).
-float qr_value(uint copy, uint e) { return qr_x[copy * 256u + e]; }
+float qr_value(uint copy, uint e) { return QR_X_GET(copy * 256u + e); }
 
 // New token i's row of one side quantized by the subgroup `w` into its copy of the quantizer's
 // arrays (each lane loads the elements it quantizes: no sync).
@@ -87,7 +87,7 @@ void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
   const uint lane = gl_SubgroupInvocationID;
   [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
     const uint e = lane + QR_W * k;
-    if (lane < QR_W && e < s.stored_dim) qr_x[w.copy * 256u + e] = e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0;
+    if (lane < QR_W && e < s.stored_dim) QR_X_SET(w.copy * 256u + e, e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0);
   }
   qr_quantize(s, w);
 }

@@ -207,7 +207,16 @@ const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 o
 const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
 const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
-const uint REGION = REGION_T > REGION_O ? REGION_T : REGION_O;  // (> ROWS x DIM / 2: the rows)
+#ifdef TKV_FUSED_APPEND
+// The fused tail's workgroup keeps its rows (R_GET) and its quantizer's arrays here too (two
+// copies of a row, its codes and scales: 2 x 520 words; append_tail.glsl, quantize_row.glsl).
+#define QR_COPIES 2
+const uint QR_WORDS = QR_COPIES * 520u, REGION_Q = (ROWS * DIM + QR_WORDS + 1u) / 2u;
+#else
+const uint REGION_Q = 0;
+#endif
+const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
+const uint REGION = REGION_TO > REGION_Q ? REGION_TO : REGION_Q;  // (> ROWS x DIM / 2: the rows)
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
 #define F_GET(i) uintBitsToFloat(region[(i) / 2u][(i) % 2u])
@@ -496,6 +505,18 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 #define QR_MIN_SUBGROUP 32u
+// The tail's quantizer arrays in the region, after its rows (words [0, ROWS x DIM), R_GET): no
+// shared memory of their own, so a fused dispatch's workgroups need what the plain kernel's do
+// (they took ~4.3 KB more, which the SM's share of them fits fewer of; session 22).
+const uint QR_BASE = ROWS * DIM;
+uint qr_word(uint i) { return region[i / 2u][i % 2u]; }
+void qr_word_set(uint i, uint v) { region[i / 2u][i % 2u] = v; }
+#define QR_X_GET(i) uintBitsToFloat(qr_word(QR_BASE + (i)))
+#define QR_X_SET(i, v) qr_word_set(QR_BASE + (i), floatBitsToUint(v))
+#define QR_CODE_GET(i) qr_word(QR_BASE + QR_COPIES * 256u + (i))
+#define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 256u + (i), v)
+#define QR_SCALE_GET(i) qr_word(QR_BASE + QR_COPIES * 512u + (i))
+#define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 512u + (i), v)
 #include "append_tail.glsl"
 RowShape tail_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)

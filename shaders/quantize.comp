@@ -74,7 +74,7 @@ void main() {
     const uint src_base = pc.src_offset + token * pc.src_token_stride + head * pc.src_head_stride;
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
       const uint e = lane + QR_W * i;
-      if (lane < QR_W && e < STORED_DIM) qr_x[k * 256u + e] = e < HEAD_DIM ? load_src(src_base + e) : 0.0;
+      if (lane < QR_W && e < STORED_DIM) QR_X_SET(k * 256u + e, e < HEAD_DIM ? load_src(src_base + e) : 0.0);
     }
     qr_quantize(s, QrWork(k, lane, gl_SubgroupSize));
   }

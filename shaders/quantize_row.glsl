@@ -38,9 +38,20 @@ struct QrWork {
 #ifndef QR_COPIES
 #define QR_COPIES 1
 #endif
+// The arrays: here, unless the includer keeps them in shared memory of its own (it then defines
+// the accessors QR_X_GET / QR_X_SET, QR_CODE_GET / QR_CODE_SET, QR_SCALE_GET / QR_SCALE_SET;
+// decode_tc.comp's fused tail does, in the region its split workgroups use).
+#ifndef QR_X_GET
 shared float qr_x[QR_COPIES * 256];
 shared uint qr_code[QR_COPIES * 256];   // per element: turbo index, q8_0 byte, f16 bits
 shared uint qr_scale[QR_COPIES * 8];    // f16 bits stored per group
+#define QR_X_GET(i) qr_x[i]
+#define QR_X_SET(i, v) qr_x[i] = (v)
+#define QR_CODE_GET(i) qr_code[i]
+#define QR_CODE_SET(i, v) qr_code[i] = (v)
+#define QR_SCALE_GET(i) qr_scale[i]
+#define QR_SCALE_SET(i, v) qr_scale[i] = (v)
+#endif
 
 uint qr_index_bits(uint type) { return type == TYPE_TURBO2 ? 2u : type == TYPE_TURBO3 ? 3u : 4u; }
 
@@ -111,7 +122,7 @@ void qr_quantize(RowShape s, QrWork w) {
   uint code[QR_REGS];
   [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
     const uint e = lane + S * i;
-    x[i] = i < n && e < s.stored_dim ? qr_x[X + e] : 0.0;
+    x[i] = i < n && e < s.stored_dim ? QR_X_GET(X + e) : 0.0;
   }
   if (s.type == TYPE_F16) {
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
@@ -164,9 +175,9 @@ void qr_quantize(RowShape s, QrWork w) {
   [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
     const uint e = lane + S * i;
     if (mine && i < n && e < s.stored_dim) {
-      qr_code[X + e] = code[i];
-      qr_x[X + e] = c[i];
-      if (s.type != TYPE_F16 && e % G == 0u) qr_scale[N + e / G] = floatBitsToUint(v[i]);
+      QR_CODE_SET(X + e, code[i]);
+      QR_X_SET(X + e, c[i]);
+      if (s.type != TYPE_F16 && e % G == 0u) QR_SCALE_SET(N + e / G, floatBitsToUint(v[i]));
     }
   }
 }
@@ -175,9 +186,9 @@ void qr_quantize(RowShape s, QrWork w) {
 uint qr_pack_word(uint type, uint X, uint i) {
   uint word = 0;
   if (type == TYPE_F16) {
-    word = qr_code[X + 2 * i] | (qr_code[X + 2 * i + 1] << 16);
+    word = QR_CODE_GET(X + 2 * i) | (QR_CODE_GET(X + 2 * i + 1) << 16);
   } else {
-    for (uint k = 0; k < 4; ++k) word |= qr_code[X + 4 * i + k] << (8 * k);
+    for (uint k = 0; k < 4; ++k) word |= QR_CODE_GET(X + 4 * i + k) << (8 * k);
   }
   return word;
 }
@@ -220,7 +231,7 @@ void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
       [[unroll]] for (uint z = 0; z < 2u; ++z) {
         const uint d = qr_tile_elem(s.is_v, t, li, y, z);
         if (d >= s.stored_dim) continue;
-        const uvec2 ms = mag_sign(qr_code[X + d], bits);
+        const uvec2 ms = mag_sign(QR_CODE_GET(X + d), bits);
         const int at = int(fb * y + mb * z) - int(32u * k), sign_at = int(fb * y + 2u * mb + z) - int(32u * k);
         const uint m = (1u << mb) - 1u;
         if (at < 0) {  // (a magnitude that starts in the word before)
@@ -245,7 +256,7 @@ void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
   }
   if (w.tid < s.groups)
     qr_pool_store16(s.is_v, (tile + 16u * s.bits_row + 32u * w.tid + 4u * (t % 8u) + 2u * (t / 8u)) / 2u,
-                    qr_scale[w.copy * 8u + w.tid]);
+                    QR_SCALE_GET(w.copy * 8u + w.tid));
 }
 
 // Stores the quantized row (qr_code, qr_scale) as token `slot` of `page`, head `head`.
@@ -260,7 +271,7 @@ void qr_store(RowShape s, QrWork w, uint page, uint head, uint slot) {
     qr_pool_store(s.is_v, bits_word + i, qr_pack_word(s.type, w.copy * 256u, i));
   if (w.tid < s.groups) {
     const uint scale_half = (region + s.page_size * s.bits_row + slot * 2u * s.groups) / 2u;
-    qr_pool_store16(s.is_v, scale_half + w.tid, qr_scale[w.copy * 8u + w.tid]);
+    qr_pool_store16(s.is_v, scale_half + w.tid, QR_SCALE_GET(w.copy * 8u + w.tid));
   }
 }
 

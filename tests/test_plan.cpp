@@ -567,14 +567,30 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheTailsSharedMemory) {
             << type_name(t) << " m " << m << " ctx " << ctx << ": " << p.describe();
         EXPECT_LE(p.shared_bytes + fused_tail_shared_bytes(p), 49152u) << type_name(t) << " m " << m;
       }
-  // The tail's arrays: two copies of 256 floats, 256 codes and 8 scales on the tensor cores, one
-  // in the scalar kernel; 10 floats a row.
+  // The tail's arrays: the scalar kernel's copy of 256 floats, 256 codes and 8 scales; 10 floats a
+  // row. The tc kernel keeps its two copies in its region, after the tail's rows: as much shared
+  // memory as the plain kernel where that region is larger (llama8b m 1: tables or outputs of
+  // 8 KB), more where it is not (GQA 1: 4 rows of 64 dims).
   DecodePlan p;
   p.variant = Variant::tc;
   p.rows = 4;
-  EXPECT_EQ(fused_tail_shared_bytes(p), 2u * 4 * 520 + 4 * 4 * 10);
+  EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 4 * 10);
   p.variant = Variant::mag4;
   EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 520 + 4 * 4 * 10);
+  for (uint32_t m : {1u, 2u, 3u, 8u}) {
+    DecodeShape plain = llama8b(32768, 1, m);
+    const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
+    DecodeShape fused = plain;
+    fused.reserved_per_group = 1;
+    EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << "m " << m;
+  }
+  DecodeShape narrow{KvType::f16, KvType::f16, 64, 8, 8, 1, 1, 32768, 64};  // no tables, 1 row
+  const auto one_row = plan_decode(caps, narrow, {.variant = Variant::tc});
+  DecodeShape narrow_fused = narrow;
+  narrow_fused.reserved_per_group = 1;
+  const uint32_t grown = decode_shared_bytes(caps, narrow_fused, one_row) - decode_shared_bytes(caps, narrow, one_row);
+  EXPECT_GT(grown, 0u) << one_row.describe();
+  EXPECT_LT(grown, 2u * 4 * 520) << one_row.describe();
 }
 
 // A fused call's splits cover the old tokens (the tails attend to the new ones): at 4096 old
