@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Prepared for the next GPU session (not run in session 23: no device time left). Pack on main
+# with `bash bench/results/2026-11-27-session23/scripts/pack-next.sh` (main's binaries, plus
+# turboprof / bench_append / test_append_decode built at branches tail-copies and merge-batch17),
+# carry [".gl", ".pk"]; one call, ~8 minutes.
+#
+# 1. merge-batch17: the last split merges the partials 17 slots a batch (one L2 round trip each),
+#    not 16. A fused call has its tail's slot too: 33 slots at m 1 4K-32K took 3 round trips, 2
+#    now; 49 (m 1 128K plain, 48 + 1 fused) 4 -> 3. Session 23's fused m 1 4K timeline: merge
+#    2.5 us (session 18's plain: 1.7). Expected: fused m 1 merge -0.6..-0.9 us a call, so P7's
+#    extra (~0.85 us a layer, 6-8%) about halves or goes; plain m 1 128K -0.5..-0.8 us; plain
+#    32-slot calls unchanged.
+# 2. tail-copies: the fused tail quantizes up to one new row a subgroup at once (as many copies
+#    of the quantizer's arrays as the region holds; 2 before). Expected: m 8's tail rounds 8 ->
+#    4 (8-row chunks) or 2 (rows16, 8 subgroups), its attend 20 -> ~10 / ~5 us; fused m 8 4K
+#    turbo3 ~40 -> ~30 us; m 1 unchanged.
+# Files: progress.txt, tests.txt, timeline.txt, append.txt, profile.txt, summary.txt.
+source bench/gpu_prelude.sh
+for l in merge17 copies; do
+  echo "===== test_append_decode-$l" >> $R/tests.txt
+  timeout 170 build-slim/tests/test_append_decode-$l >> $R/tests.txt 2>&1; lg "test_append_decode-$l rc $?"
+done
+grep -E "^=====|FAILED|Failure|PASSED" $R/tests.txt >> $R/progress.txt
+tl() {  # tl LABEL BINARY ARGS...: timeline rows, prefixed
+  local l=$1 b=$2; shift 2
+  TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 $b timeline "$@" --repeat 5 2>&1 | grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$l $* /" >> $R/timeline.txt
+}
+for round in 1 2; do
+  for l in main merge17 copies; do
+    B=$P-$l; [ $l = main ] && B=$P
+    [ $l != copies ] && tl $l $B --types turbo3,q8_0,f16 --ctx 4k,128k --m 1
+    [ $l != copies ] && tl $l $B --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 1
+    [ $l != merge17 ] && tl $l $B --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 8
+    [ $l != merge17 ] && tl $l $B --fused --types turbo3,q8_0 --ctx 4k,32k --m 2
+  done
+  lg "timelines r$round"
+done
+for round in 1 2; do
+  for l in main merge17; do
+    B=$P-$l; [ $l = main ] && B=$P
+    TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 $B profile --ctx 4k,8k,32k,128k --m 1 --modes 0 --repeat 20 2>&1 |
+      grep -E '^(turbo|q8_0|f16)|rror' | sed "s/^/$round $l /" >> $R/profile.txt
+  done
+  lg "profile r$round"
+done
+python3 bench/ab_summary.py $R/profile.txt > $R/summary.txt 2>&1
+for l in main merge17 main merge17; do
+  A=build-slim/bench/bench_append-$l; [ $l = main ] && A=build-slim/bench/bench_append
+  TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 $A --benchmark_filter='fused' 2>&1 | grep -E "fused|rror" | sed "s/^/$l /" >> $R/append.txt
+  lg "bench_append $l"
+done
+cat $R/progress.txt $R/summary.txt
+grep -oE "^[a-z0-9]+ fused/llama8b/[a-z0-9_]+/f[0-9]+|ratio_pct=[0-9.]+" $R/append.txt | paste - - | sort
