@@ -7,9 +7,10 @@
 # 1. merge-batch17: the last split merges the partials 17 slots a batch (one L2 round trip each),
 #    not 16. A fused call has its tail's slot too: 33 slots at m 1 4K-32K took 3 round trips, 2
 #    now; 49 (m 1 128K plain, 48 + 1 fused) 4 -> 3. Session 23's fused m 1 4K timeline: merge
-#    2.5 us (session 18's plain: 1.7). Expected: fused m 1 merge -0.6..-0.9 us a call, so P7's
-#    extra (~0.85 us a layer, 6-8%) about halves or goes; plain m 1 128K -0.5..-0.8 us; plain
-#    32-slot calls unchanged.
+#    2.5 us (session 18's plain: 1.7). Expected: fused m 1 merge up to -0.9 us a call (P7's
+#    extra is ~0.85 us a layer, 6-8%), if the third batch is what it pays: session 18's fused
+#    kernel merged 33 slots in 1.62 us, its plain one 32 in 1.65, so maybe not; plain m 1 128K
+#    up to -0.8 us; plain 32-slot calls unchanged.
 # 2. tail-copies: the fused tail quantizes up to one new row a subgroup at once (as many copies
 #    of the quantizer's arrays as the region holds; 2 before). Expected: m 8's tail rounds 8 ->
 #    4 (8-row chunks) or 2 (rows16, 8 subgroups), its attend 20 -> ~10 / ~5 us; fused m 8 4K
