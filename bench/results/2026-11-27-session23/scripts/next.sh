@@ -2,7 +2,7 @@
 # Prepared for the next GPU session (not run in session 23: no device time left). Pack on main
 # with `bash bench/results/2026-11-27-session23/scripts/pack-next.sh` (main's binaries, plus
 # turboprof / bench_append / test_append_decode built at branches tail-copies and merge-batch17),
-# carry [".gl", ".pk"]; one call, ~8 minutes.
+# carry [".gl", ".pk"]; one call, ~8 minutes (timeout_s 600).
 #
 # 1. merge-batch17: the last split merges the partials 17 slots a batch (one L2 round trip each),
 #    not 16. A fused call has its tail's slot too: 33 slots at m 1 4K-32K took 3 round trips, 2
@@ -17,10 +17,15 @@
 #    turbo3 ~40 -> ~30 us; m 1 unchanged.
 # Files: progress.txt, tests.txt, timeline.txt, append.txt, profile.txt, summary.txt.
 source bench/gpu_prelude.sh
-for l in merge17 copies; do
-  echo "===== test_append_decode-$l" >> $R/tests.txt
-  timeout 170 build-slim/tests/test_append_decode-$l >> $R/tests.txt 2>&1; lg "test_append_decode-$l rc $?"
-done
+# (Filtered: a cold machine compiles every pipeline a test uses, ~160 s for the whole of
+# test_append_decode. The merge: splits 0-40 and fused tails; the tail: m 1-8 in every tc form.)
+tst() {  # tst BINARY FILTER
+  echo "===== $1 $2" >> $R/tests.txt
+  timeout 150 build-slim/tests/$1 --gtest_filter="$2" >> $R/tests.txt 2>&1; lg "$1 rc $?"
+}
+tst test_decode_tc-merge17 '*AnySplitCount*:*EveryTurboPair*'
+tst test_append_decode-merge17 '*TailEdges*'
+tst test_append_decode-copies '*TailEdges*:*EveryTypeAndShape*:*Sixteen*'
 grep -E "^=====|FAILED|Failure|PASSED" $R/tests.txt >> $R/progress.txt
 tl() {  # tl LABEL BINARY ARGS...: timeline rows, prefixed
   local l=$1 b=$2; shift 2
@@ -45,7 +50,7 @@ for round in 1 2; do
   lg "profile r$round"
 done
 python3 bench/ab_summary.py $R/profile.txt > $R/summary.txt 2>&1
-for l in main merge17 main merge17; do
+for l in main merge17; do
   A=build-slim/bench/bench_append-$l; [ $l = main ] && A=build-slim/bench/bench_append
   TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 $A --benchmark_filter='fused' 2>&1 | grep -E "fused|rror" | sed "s/^/$l /" >> $R/append.txt
   lg "bench_append $l"
