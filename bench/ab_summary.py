@@ -22,6 +22,8 @@ def main(path):
         if len(f) < 7:
             continue
         _, label, typ, _, mode, ctx, us = f[:7]
+        if not us.replace('.', '', 1).isdigit():
+            continue  # (a header row)
         runs[(typ, mode, ctx, label)].append(float(us))
         if label not in labels:
             labels.append(label)

@@ -1,8 +1,25 @@
 # Sourced first by a session's GPU script on the device machine (carry [".gl", ".pk"] from
 # bench/pack_gpu.sh): unpacks the binaries into build-slim/, sets up the carried Vulkan loader
-# (gpu_env.sh), and gives R ($OUT), P (turboprof) and lg (a line, with the seconds since the start,
-# into $R/progress.txt).
+# (gpu_env.sh), and gives R ($OUT), P (turboprof), lg (a line, with the seconds since the start,
+# into $R/progress.txt) and the A/B helpers below.
 python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
 source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
 lg() { echo "[$((SECONDS-T0))s] $*" >> "$R/progress.txt"; }
+# tst LABEL LIMIT COMMAND...: a test binary's output appended to $R/tests.txt under a header; its
+# rc and verdict lines to progress.txt.
+tst() {
+  local l=$1 lim=$2; shift 2
+  echo "===== $l: $*" >> "$R/tests.txt"
+  timeout "$lim" "$@" > "$R/.tst-out.txt" 2>&1; local rc=$?
+  cat "$R/.tst-out.txt" >> "$R/tests.txt"; lg "$l rc $rc"
+  grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-out.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-out.txt"
+}
+# rows FILE PREFIX LABEL ARGS...: turboprof ARGS of build LABEL (main: the tree's; else
+# turboprof-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, 60 s at most; its
+# table rows and headers, each after PREFIX, appended to $R/FILE.
+rows() {
+  local f=$1 pre=$2 l=$3 b=$P; shift 3
+  [ "$l" = main ] || b=$P-$l
+  TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 "$b" "$@" 2>&1 | grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$pre /" >> "$R/$f"
+}

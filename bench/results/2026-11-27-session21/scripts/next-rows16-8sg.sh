@@ -7,10 +7,7 @@
 # Expected: arrival and merge about halved (16 splits), the prologue about the same: turbo3 32K
 # m 3 45.4 -> ~41-42 us, m 8 66.8 -> ~62; 8K worse (splits of 4-8 steps). If it wins where the
 # splits are long, a plan rule like session 20's six subgroups.
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh  # (the preamble it ran with, in one place since)
 timeout 150 build-slim/tests/test_decode_tc --gtest_filter='*Sixteen*' > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_decode_tc.txt | head -20 >> $R/progress.txt
 for m in 3 8; do

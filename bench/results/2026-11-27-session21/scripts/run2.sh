@@ -3,10 +3,7 @@
 # rows16's tests, then rows16 against the columns at m 3 and m 8 (and the timeline: whether the
 # second wave of workgroups is gone). Expected (turbo3 32K): m 3 58.8 -> ~37 us (columns 51.2),
 # m 8 (run 1: 93.3 against the columns 88.3, 16 rows at 27.2 KB: one workgroup an SM) -> ~60-70.
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh  # (the preamble it ran with, in one place since)
 timeout 150 build-slim/tests/test_decode_tc --gtest_filter='*Sixteen*:*Wide*:*Exact*' > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_decode_tc.txt | head -20 >> $R/progress.txt
 for m in 8; do

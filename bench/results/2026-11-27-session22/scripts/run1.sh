@@ -7,10 +7,7 @@
 # Expected: mixed pairs between turbo3's gain (-5%) and q8_0's loss (+4-9%); f16 rows16 at two
 # workgroups an SM near q8_0's rows16 gain (m 3 32K 64.8 -> ~55?), if its 64 tile-word registers
 # do not spill.
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh  # (the preamble it ran with, in one place since)
 timeout 100 build-slim/tests/test_decode_tc --gtest_filter='*Sixteen*' > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_decode_tc.txt | head -20 >> $R/progress.txt
 timeout 100 build-slim/tests/test_append_decode --gtest_filter='*Sixteen*' > $R/test_append_decode.txt 2>&1; lg "test_append_decode rc $?"

@@ -6,10 +6,7 @@
 # arrival (turbo3 m 3 32K 4.9 us, f16 11.5) down by ~3 us (f16 ~9); m 1 about the same (32 stores
 # a lane at 2-way); f16 rows16 m 3 71 -> ~62 us (the columns: 64).
 # Then the tests of every tc form, and the P1-P8 targets with what time is left.
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh  # (the preamble it ran with, in one place since)
 timeout 100 build-slim/tests/test_decode_tc --gtest_filter='*Sixteen*:*Wide*:EveryTurboPair*:RowTypes*:*Subgroups*' > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_decode_tc.txt | head -20 >> $R/progress.txt
 timeout 60 build-slim/tests/test_append_decode --gtest_filter='*Sixteen*:*TailEdges*' > $R/test_append_decode.txt 2>&1; lg "test_append_decode rc $?"

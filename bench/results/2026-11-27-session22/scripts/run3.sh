@@ -4,10 +4,7 @@
 # for f16 pairs too (off unasked before). Expected against base: m 1 turbo3 / q8_0 as base (run 2's
 # loss gone: no swizzle outside f16 V rows16); m 8 f16 99 -> ~80, f16 / turbo3 95 -> ~69, q8_0 /
 # f16 99 -> ~83; m 3 f16 / turbo3 59 -> ~51, f16 64.5 -> ~65.8 (even), q8_0 / f16 62.7 -> ~60.
-python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
-source bench/gpu_env.sh build-slim/profile/turboprof
-R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> $R/progress.txt; }
+source bench/gpu_prelude.sh  # (the preamble it ran with, in one place since)
 timeout 50 build-slim/tests/test_decode_tc --gtest_filter='*Sixteen*:RowTypes*' > $R/test_decode_tc.txt 2>&1; lg "test_decode_tc rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_decode_tc.txt | head -20 >> $R/progress.txt
 for round in 1 2; do

@@ -19,34 +19,24 @@
 source bench/gpu_prelude.sh
 # (Filtered: a cold machine compiles every pipeline a test uses, ~160 s for the whole of
 # test_append_decode. The merge: splits 0-40 and fused tails; the tail: m 1-8 in every tc form.)
-tst() {  # tst BINARY FILTER
-  echo "===== $1 $2" >> $R/tests.txt
-  timeout 150 build-slim/tests/$1 --gtest_filter="$2" >> $R/tests.txt 2>&1; lg "$1 rc $?"
-}
-tst test_decode_tc-merge17 '*AnySplitCount*:*EveryTurboPair*'
-tst test_append_decode-merge17 '*TailEdges*'
-tst test_append_decode-copies '*TailEdges*:*EveryTypeAndShape*:*Sixteen*'
-grep -E "^=====|FAILED|Failure|PASSED" $R/tests.txt >> $R/progress.txt
-tl() {  # tl LABEL BINARY ARGS...: timeline rows, prefixed
-  local l=$1 b=$2; shift 2
-  TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 $b timeline "$@" --repeat 5 2>&1 | grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$l $* /" >> $R/timeline.txt
-}
+tst merge17-tc 150 build-slim/tests/test_decode_tc-merge17 --gtest_filter='*AnySplitCount*:*EveryTurboPair*'
+tst merge17-append 150 build-slim/tests/test_append_decode-merge17 --gtest_filter='*TailEdges*'
+tst copies-append 150 build-slim/tests/test_append_decode-copies --gtest_filter='*TailEdges*:*EveryTypeAndShape*:*Sixteen*'
 for round in 1 2; do
   for l in main merge17 copies; do
-    B=$P-$l; [ $l = main ] && B=$P
-    [ $l != copies ] && tl $l $B --types turbo3,q8_0,f16 --ctx 4k,128k --m 1
-    [ $l != copies ] && tl $l $B --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 1
-    [ $l != merge17 ] && tl $l $B --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 8
-    [ $l != merge17 ] && tl $l $B --fused --types turbo3,q8_0 --ctx 4k,32k --m 2
+    if [ $l != copies ]; then
+      rows timeline.txt "$round $l m1 plain" $l timeline --types turbo3,q8_0,f16 --ctx 4k,128k --m 1 --repeat 5
+      rows timeline.txt "$round $l m1 fused" $l timeline --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 1 --repeat 5
+    fi
+    if [ $l != merge17 ]; then
+      rows timeline.txt "$round $l m8 fused" $l timeline --fused --types turbo3,q8_0,f16 --ctx 4k,32k --m 8 --repeat 5
+      rows timeline.txt "$round $l m2 fused" $l timeline --fused --types turbo3,q8_0 --ctx 4k,32k --m 2 --repeat 5
+    fi
   done
   lg "timelines r$round"
 done
 for round in 1 2; do
-  for l in main merge17; do
-    B=$P-$l; [ $l = main ] && B=$P
-    TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 $B profile --ctx 4k,8k,32k,128k --m 1 --modes 0 --repeat 20 2>&1 |
-      grep -E '^(turbo|q8_0|f16)|rror' | sed "s/^/$round $l /" >> $R/profile.txt
-  done
+  for l in main merge17; do rows profile.txt "$round $l" $l profile --ctx 4k,8k,32k,128k --m 1 --modes 0 --repeat 20; done
   lg "profile r$round"
 done
 python3 bench/ab_summary.py $R/profile.txt > $R/summary.txt 2>&1
