@@ -73,8 +73,11 @@ bool arrive_last(uint group, uint n) {
 // Merges the n splits' partials of the group's query rows row0 .. row0 + ROWS - 1 into unscaled
 // output rows SET(j, d, value) and their sums merge_l[j] (ends with a barrier). An invocation per
 // vec4 of a row merges it over the splits online (running maximum), MERGE_BATCH splits' loads in
-// flight at a time: each batch costs one round trip to L2, the tail's critical path.
-const uint MERGE_BATCH = 16;
+// flight at a time: each batch costs one round trip to L2, the tail's critical path. 17, not 16:
+// the plans' split counts are mostly multiples of 16 (32, 48; 49 at m 1 128K), and a fused call
+// has one slot more (its tail's), so 16 left a batch of one for 33 or 49 slots (3 and 4 round
+// trips where 2 and 3 hold them).
+const uint MERGE_BATCH = 17;
 #define TKV_DEFINE_MERGE_SPLITS(NAME, SET)                                                          \
   void NAME(uint b, uint kvh, uint row0, uint n, uint tid, uint nthreads) {                        \
     for (uint e = tid; e < ROWS * (V_DIM / 4u); e += nthreads) {                                    \
