@@ -11,6 +11,7 @@
 # plans unchanged. Expected: m 8 tail attend 20 -> ~10 us (4 subgroups) / ~5 (8), fused m 8 4K
 # turbo3 ~40 -> ~30 us; m 2 (4 rows, 4 copies: one round) attend 4.7 -> ~2.5; m 1 (2 rows: 2
 # copies as before) unchanged, so P7 unchanged.
+# Files: progress.txt, test_append_decode.txt, fused-timeline.txt, plain-timeline.txt.
 source bench/gpu_prelude.sh
 timeout 250 build-slim/tests/test_append_decode > $R/test_append_decode.txt 2>&1; lg "test_append_decode rc $?"
 grep -E "FAILED|Failure|PASSED" $R/test_append_decode.txt | head -20 >> $R/progress.txt
@@ -24,5 +25,13 @@ for round in 1 2; do
     lg "r$round $bin"
   done
 done
-cat $R/progress.txt
+# P7's extra: fused m 1 4K (call 1 of session 23) spent arrival 2.9 / merge 2.5 us against the
+# plain kernel's 2.1 / 1.7 in session 18 (its tiles since equal): the plain kernel now, same
+# machine, to see which of the fused call's ends grew.
+for round in 1 2; do
+  TKV_CACHE_DIR=/tmp/tkv-new timeout 40 $P timeline --types turbo3,q8_0,f16 --ctx 4k,32k --m 1 --repeat 5 2>&1 |
+    grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$round plain m1 /" >> $R/plain-timeline.txt
+done
+lg "plain m1"
+cat $R/progress.txt $R/plain-timeline.txt
 awk '$4 != "type" {print $1, $2, $3, $4, $6, $10, "attend", $20}' $R/fused-timeline.txt | sort -k4,4 -k3,3 -k5,5 -k2,2
