@@ -18,7 +18,7 @@
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
-// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (1 or 2, default 2)
+// KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (rows quantized at once, default 2)
 // and QR_MIN_SUBGROUP (quantize_row.glsl); RowShape tail_shape(bool is_v) (after
 // quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x the larger stored dim,
 // floats); load_q;
@@ -118,7 +118,7 @@ void tail_query_row(uint b, uint kvh, uint row0, uint j) {
 
 // The workgroup x = 0 of row chunk `row_chunk`, for sequence b (length len, page table at
 // `table`) and KV head kvh. The 2M new rows (K_0 .. K_M-1, then V_0 .. V_M-1) go through the
-// quantizer C at a time, a subgroup per row (C = QR_COPIES, at most the subgroups; the chunk's
+// quantizer C at a time, a subgroup per row (C = QR_COPIES, at most the subgroups and 2M; the chunk's
 // query rows meanwhile on the other subgroups); after each round's barrier, the subgroups that
 // quantized store their rows (row chunk 0's tail), the K rows' scores come from their values, the
 // softmax follows the last K row, and the V rows add to the output rows (R, free once the scores
@@ -134,7 +134,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
   // subgroup and issues the shuffles under them plainly; otherwise NVIDIA's wraps each shuffle in
   // a convergence check, ~8 instructions with MATCH.ANY, H200 SASS.)
   const uint nsg = nthreads / sgs, sg = subgroupMin(tid / sgs), lane = tid % sgs;
-  const uint C = min(QR_COPIES, nsg);
+  const uint C = min(min(QR_COPIES, nsg), 2u * M);  // (beyond the rows, the subgroups take query rows)
   for (uint r0 = 0; r0 < 2u * M; r0 += C) {
     // The rows on subgroups 0 .. C - 1; in the first round the query rows on the others (on every
     // subgroup, after its row, where there are no others).

@@ -207,15 +207,20 @@ const uint TAB_K = 0, TAB_V = K_TYPE == V_TYPE ? 0 : K_ENTRIES * 16;  // uvec2 o
 const uint OSLOTS = ROWS16 != 0u ? SUBGROUPS / 2u : SUBGROUPS;
 const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh (msh: every subgroup's)
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
+const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 #ifdef TKV_FUSED_APPEND
-// The fused tail's workgroup keeps its rows (R_GET) and its quantizer's arrays here too (two
-// copies of a row, its codes and scales: 2 x 520 words; append_tail.glsl, quantize_row.glsl).
-#define QR_COPIES 2
-const uint QR_WORDS = QR_COPIES * 520u, REGION_Q = (ROWS * DIM + QR_WORDS + 1u) / 2u;
+// The fused tail's workgroup keeps its rows (R_GET) and its quantizer's arrays here too (a copy
+// of a row, its codes and scales: 520 words, a subgroup quantizing one new row into each;
+// append_tail.glsl, quantize_row.glsl): as many copies as the region the tables and outputs need
+// holds after the rows, one a subgroup at most, at least 2 (the region then grows: the plan's
+// decode_shared_bytes counts it). The 2 M new rows take 2 M / copies rounds of the quantizer.
+const uint QR_ROOM = 2u * REGION_TO > ROWS * DIM + 2u * 520u ? (2u * REGION_TO - ROWS * DIM) / 520u : 2u;
+const uint QR_COPIES_FIT = QR_ROOM < SUBGROUPS ? QR_ROOM : SUBGROUPS;
+#define QR_COPIES QR_COPIES_FIT
+const uint REGION_Q = (ROWS * DIM + QR_COPIES * 520u + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
-const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 const uint REGION = REGION_TO > REGION_Q ? REGION_TO : REGION_Q;  // (> ROWS x DIM / 2: the rows)
 shared uvec2 region[REGION];
 #define F_SET(i, v) region[(i) / 2u][(i) % 2u] = floatBitsToUint(v)
