@@ -55,6 +55,10 @@ uint32_t codebook_size(KvType t) { return t == KvType::turbo2 ? 4 : t == KvType:
 // The decode kernel reads a split's page numbers into shared memory (MAX_SPLIT_PAGES there).
 constexpr uint32_t kMaxSplitPages = 512;
 
+// Words of one copy of the fused append's quantizer arrays (shaders/quantize_row.glsl): the row's
+// 256 floats, its 256 codes and 8 scales.
+constexpr uint32_t kQuantizerCopyWords = 256 + 256 + 8;
+
 // Registers: a lane holds rows x DPL query values and as many output accumulators.
 constexpr uint32_t kLaneRegisterBudget = 64;
 
@@ -109,8 +113,9 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t subgroups = p.workgroup / 32;
     // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
-    // (A fused dispatch's tail keeps its rows and its quantizer's arrays, 2 x 520 words, there too.)
-    const uint32_t fused_region = s.reserved_per_group ? 8 * ((p.rows * dim + 2 * 520 + 1) / 2) : 0;
+    // (A fused dispatch's tail keeps its rows and two copies of its quantizer's arrays there too;
+    // the kernel takes more copies only where the region already has room for them.)
+    const uint32_t fused_region = s.reserved_per_group ? 8 * ((p.rows * dim + 2 * kQuantizerCopyWords + 1) / 2) : 0;
     const uint32_t region = std::max({8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2),
                                       fused_region});
     // (rows16: Q's 16 rows' hi halves, then their lo halves)
@@ -222,7 +227,7 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
 uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
   // (The tc kernel keeps the quantizer's arrays in its region: decode_shared_bytes.)
   const uint32_t copies = p.variant == Variant::tc ? 0 : 1;
-  return 4 * copies * (256 + 256 + 8) + 4 * p.rows * 8 + 4 * p.rows * 2;
+  return 4 * copies * kQuantizerCopyWords + 4 * p.rows * 8 + 4 * p.rows * 2;
 }
 
 DecodeShape fused_append_shape(DecodeShape s) {

@@ -23,3 +23,11 @@ rows() {
   [ "$l" = main ] || b=$P-$l
   TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 "$b" "$@" 2>&1 | grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$pre /" >> "$R/$f"
 }
+# app FILE PREFIX LABEL FILTER: bench_append of build LABEL (main: the tree's; else
+# bench_append-LABEL) on the benchmarks matching FILTER, own pipeline cache, 90 s at most; its
+# rows, each after PREFIX, appended to $R/FILE. (Settings such as TKV_SUBGROUPS: export them.)
+app() {
+  local f=$1 pre=$2 l=$3 b=build-slim/bench/bench_append
+  [ "$l" = main ] || b=$b-$l
+  TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 "$b" --benchmark_filter="$4" 2>&1 | grep -E "fused|rror" | sed "s/^/$pre /" >> "$R/$f"
+}

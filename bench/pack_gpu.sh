@@ -22,11 +22,10 @@ if (($#)); then
   done
   git checkout -q "$start"
 fi
-build turboprof test_decode_tc test_append_decode test_decode bench_append
+tree=(turboprof test_decode_tc test_append_decode test_decode bench_append)
+build "${tree[@]}"
 rm -rf build-slim && mkdir -p build-slim/profile build-slim/tests build-slim/bench .pk
-strip -o build-slim/profile/turboprof build-run/profile/turboprof
-for t in test_decode_tc test_append_decode test_decode; do strip -o build-slim/tests/$t build-run/tests/$t; done
-strip -o build-slim/bench/bench_append build-run/bench/bench_append
+for t in "${tree[@]}"; do strip -o "build-slim/$(where "$t")/$t" "build-run/$(where "$t")/$t"; done
 for f in "$X"/*; do [ -e "$f" ] && cp "$f" "build-slim/$(where "$(basename "${f%-*}")")/"; done
 rm -rf "$X"
 tar cf - build-slim | xz -T2 -3 > .pk/bins.tar.xz

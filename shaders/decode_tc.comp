@@ -214,10 +214,12 @@ const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 // append_tail.glsl, quantize_row.glsl): as many copies as the region the tables and outputs need
 // holds after the rows, one a subgroup at most, at least 2 (the region then grows: the plan's
 // decode_shared_bytes counts it). The 2 M new rows take 2 M / copies rounds of the quantizer.
-const uint QR_ROOM = 2u * REGION_TO > ROWS * DIM + 2u * 520u ? (2u * REGION_TO - ROWS * DIM) / 520u : 2u;
+const uint QR_COPY_WORDS = 256u + 256u + 8u;  // a copy: the row, its codes, its scales
+const uint QR_ROOM =
+    2u * REGION_TO > ROWS * DIM + 2u * QR_COPY_WORDS ? (2u * REGION_TO - ROWS * DIM) / QR_COPY_WORDS : 2u;
 const uint QR_COPIES_FIT = QR_ROOM < SUBGROUPS ? QR_ROOM : SUBGROUPS;
 #define QR_COPIES QR_COPIES_FIT
-const uint REGION_Q = (ROWS * DIM + QR_COPIES * 520u + 1u) / 2u;
+const uint REGION_Q = (ROWS * DIM + QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif

@@ -40,10 +40,6 @@ for round in 1 2; do
   lg "profile r$round"
 done
 python3 bench/ab_summary.py $R/profile.txt > $R/summary.txt 2>&1
-for l in main merge17; do
-  A=build-slim/bench/bench_append-$l; [ $l = main ] && A=build-slim/bench/bench_append
-  TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 $A --benchmark_filter='fused' 2>&1 | grep -E "fused|rror" | sed "s/^/$l /" >> $R/append.txt
-  lg "bench_append $l"
-done
+for l in main merge17; do app append.txt $l $l fused; lg "bench_append $l"; done
 cat $R/progress.txt $R/summary.txt
 grep -oE "^[a-z0-9]+ fused/llama8b/[a-z0-9_]+/f[0-9]+|ratio_pct=[0-9.]+" $R/append.txt | paste - - | sort

@@ -18,11 +18,7 @@ for round in 1 2; do
   lg "timelines r$round"
 done
 for round in 1 2; do
-  for l in main third; do
-    A=build-slim/bench/bench_append-$l; [ $l = main ] && A=build-slim/bench/bench_append
-    TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 $A --benchmark_filter='fused' 2>&1 | grep -E "fused|rror" | sed "s/^/$round $l /" >> $R/append.txt
-    lg "bench_append $round $l"
-  done
+  for l in main third; do app append.txt "$round $l" $l fused; lg "bench_append $round $l"; done
 done
 cat $R/progress.txt; grep -iE "regist" $R/stats.txt | head -20
 grep -oE "^[0-9] [a-z0-9]+ fused/llama8b/[a-z0-9_]+/f[0-9]+|ratio_pct=[0-9.]+" $R/append.txt | paste - - | sort -k3,3 -k2,2

@@ -11,15 +11,13 @@ source bench/gpu_prelude.sh
 for round in 1 2; do
   rows timeline.txt "$round plain sg-plan" main timeline --types turbo3,turbo4,q8_0,turbo2 --ctx 4096,4100 --m 1 --repeat 5
   for g in plan 6 8; do
-    e=(); [ $g = plan ] || e=(TKV_SUBGROUPS=$g)
-    env "${e[@]}" TKV_CACHE_DIR=/tmp/tkv-$g timeout 60 $P timeline --fused --types turbo3,turbo4,q8_0,turbo2 --ctx 4096,4100 --m 1 --repeat 5 2>&1 |
-      grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$round fused sg-$g /" >> $R/timeline.txt
+    ([ $g = plan ] || export TKV_SUBGROUPS=$g
+     rows timeline.txt "$round fused sg-$g" main timeline --fused --types turbo3,turbo4,q8_0,turbo2 --ctx 4096,4100 --m 1 --repeat 5)
   done
   lg "timelines r$round"
 done
 for g in plan 6; do
-  e=(); [ $g = plan ] || e=(TKV_SUBGROUPS=$g)
-  env "${e[@]}" TKV_CACHE_DIR=/tmp/tkv-$g timeout 90 build-slim/bench/bench_append --benchmark_filter='fused/.*/f32' 2>&1 | grep -E "fused|rror" | sed "s/^/sg-$g /" >> $R/append.txt
+  ([ $g = plan ] || export TKV_SUBGROUPS=$g; app append.txt sg-$g main 'fused/.*/f32')
   lg "bench_append sg-$g"
 done
 cat $R/progress.txt
