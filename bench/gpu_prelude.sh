@@ -15,19 +15,16 @@ tst() {
   cat "$R/.tst-out.txt" >> "$R/tests.txt"; lg "$l rc $rc"
   grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-out.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-out.txt"
 }
-# rows FILE PREFIX LABEL ARGS...: turboprof ARGS of build LABEL (main: the tree's; else
-# turboprof-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, 60 s at most; its
-# table rows and headers, each after PREFIX, appended to $R/FILE.
-rows() {
-  local f=$1 pre=$2 l=$3 b=$P; shift 3
-  [ "$l" = main ] || b=$P-$l
-  TKV_CACHE_DIR=/tmp/tkv-$l timeout 60 "$b" "$@" 2>&1 | grep -E "^(turbo|q8_0|f16|type)|rror" | sed "s/^/$pre /" >> "$R/$f"
-}
-# app FILE PREFIX LABEL FILTER: bench_append of build LABEL (main: the tree's; else
-# bench_append-LABEL) on the benchmarks matching FILTER, own pipeline cache, 90 s at most; its
-# rows, each after PREFIX, appended to $R/FILE. (Settings such as TKV_SUBGROUPS: export them.)
-app() {
-  local f=$1 pre=$2 l=$3 b=build-slim/bench/bench_append
+# labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
+# else BIN-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, LIMIT seconds at most;
+# its output lines matching PATTERN, each after PREFIX, appended to $R/FILE. (Settings such as
+# TKV_SUBGROUPS: export them.)
+labeled() {
+  local f=$1 pre=$2 l=$3 lim=$4 pat=$5 b=$6; shift 6
   [ "$l" = main ] || b=$b-$l
-  TKV_CACHE_DIR=/tmp/tkv-$l timeout 90 "$b" --benchmark_filter="$4" 2>&1 | grep -E "fused|rror" | sed "s/^/$pre /" >> "$R/$f"
+  TKV_CACHE_DIR=/tmp/tkv-$l timeout "$lim" "$b" "$@" 2>&1 | grep -E "$pat" | sed "s/^/$pre /" >> "$R/$f"
 }
+# rows FILE PREFIX LABEL ARGS...: turboprof ARGS, 60 s; its table rows and headers.
+rows() { labeled "$1" "$2" "$3" 60 "^(turbo|q8_0|f16|type)|rror" "$P" "${@:4}"; }
+# app FILE PREFIX LABEL FILTER: bench_append on the benchmarks matching FILTER, 90 s; its fused rows.
+app() { labeled "$1" "$2" "$3" 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter="$4"; }
