@@ -200,58 +200,44 @@ uint qr_region(RowShape s, uint page, uint head) {
 }
 uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) * 16u * (s.bits_row + 2u * s.groups); }
 
-// The element of token t whose field (pair y, element z) sits in tile lane li's word sequence
-// (li: K 0-3, V 0-7; tile_slot's inverse), or ~0u where that field is another token's.
-uint qr_tile_elem(bool is_v, uint t, uint li, uint y, uint z) {
-  if (!is_v) return (y / 2u) % 2u == t / 8u ? 16u * (y / 4u) + 8u * (y % 2u) + 2u * li + z : ~0u;
-  return y % 2u == t / 8u && z == t % 2u ? 16u * (y / 4u) + 8u * ((y / 2u) % 2u) + li : ~0u;
+// Bits `set` under `mask` of one field at bit `at` of tile lane `lane`'s words (word k of the
+// lane at base + 32 k): cleared, then set (a field may straddle two words). Atomics: the words
+// are shared with the tile's other tokens, whose bits they leave as they are.
+void qr_store_field(bool is_v, uint base, uint lane, uint at, uint set, uint mask) {
+  const uint word = base + 32u * (at / 32u) + lane, sh = at % 32u;
+  qr_pool_and(is_v, word, ~(mask << sh));
+  qr_pool_or(is_v, word, set << sh);
+  if (sh != 0u && (mask >> (32u - sh)) != 0u) {  // (the bits past the word: the next one's)
+    qr_pool_and(is_v, word + 32u, ~(mask >> (32u - sh)));
+    qr_pool_or(is_v, word + 32u, set >> (32u - sh));
+  }
 }
 
-// The token's bits and norms into its tile. Its words are shared with the tile's other tokens
-// (possibly read or written by other workgroups of this dispatch): clear and set only its bits.
-// An invocation per word assembles the token's fields in it from the codes (no shared atomics).
+// The token's bits and norms into its tile (tile_slot's layout; a pair's field is F bits: two
+// magnitudes of mb bits, then two negative bits), an invocation per field the token has a part in:
+// K, tile lane 4 (t % 8) + li (li < 4), fields 4 blk + 2 (t / 8) + h, both elements (dims
+// 16 blk + 8 h + 2 li, + 1); V, tile lane 4 li + (t % 8) / 2 (li < 8), fields 4 blk + 2 x + t / 8,
+// element t % 2 (dim 16 blk + 8 x + li). Its words are shared with the tile's other tokens
+// (possibly read or written by other workgroups of this dispatch): only its bits change. (Before,
+// an invocation per word found the token's fields in it: ~660 instructions a word, ~2 us of the
+// fused tail's chain on an H100, bench/results/2026-11-27-session26.)
 void qr_store_tile(RowShape s, QrWork w, uint region, uint slot) {
-  const uint bits = qr_index_bits(s.type), mb = bits - 1u, fb = 2u * bits;
-  const uint lane_words = s.stored_dim / 16u * bits / 4u, lanes = s.is_v ? 8u : 4u;
-  const uint t = slot % 16u, X = w.copy * 256u;
-  const uint tile = qr_tile(s, region, slot);
-  for (uint i = w.tid; i < lanes * lane_words; i += w.nthreads) {
-    const uint li = i / lane_words, k = i % lane_words;
-    uint set = 0u, mask = 0u;
-    // The token's pairs among those overlapping bits [32k, 32k + 32) of lane li's sequence, pairs
-    // y0 .. y1 (a pair is fb bits, two magnitudes of mb bits, then two signs): K's pairs y with
-    // (y / 2) % 2 == t / 8 (both elements), V's with y % 2 == t / 8 (element t % 2); at most 4 of
-    // them (turbo2: 8 pairs in a word). (qr_tile_elem decides; this only skips the others.)
-    const uint y0 = (32u * k) / fb, y1 = (32u * k + 31u) / fb, tb = t / 8u;
-    const uint j0 = s.is_v ? (y0 + 1u - tb) / 2u
-                           : 2u * (y0 / 4u) + (y0 % 4u <= 2u * tb ? 0u : y0 % 4u == 2u * tb + 1u ? 1u : 2u);
-    [[unroll]] for (uint n = 0; n < 4u; ++n) {
-      const uint j = j0 + n, y = s.is_v ? 2u * j + tb : 4u * (j / 2u) + 2u * tb + j % 2u;
-      if (y > y1) break;
-      [[unroll]] for (uint z = 0; z < 2u; ++z) {
-        const uint d = qr_tile_elem(s.is_v, t, li, y, z);
-        if (d >= s.stored_dim) continue;
-        const uvec2 ms = mag_sign(QR_CODE_GET(X + d), bits);
-        const int at = int(fb * y + mb * z) - int(32u * k), sign_at = int(fb * y + 2u * mb + z) - int(32u * k);
-        const uint m = (1u << mb) - 1u;
-        if (at < 0) {  // (a magnitude that starts in the word before)
-          set |= ms.x >> -at;
-          mask |= m >> -at;
-        } else if (at < 32) {  // (the bits past the word are the next word's)
-          set |= ms.x << at;
-          mask |= m << at;
-        }
-        if (sign_at >= 0 && sign_at < 32) {
-          set |= ms.y << sign_at;
-          mask |= 1u << sign_at;
-        }
-      }
-    }
-    if (mask != 0u) {
-      const uint lane = s.is_v ? 4u * li + (t % 8u) / 2u : 4u * (t % 8u) + li;
-      const uint at = tile / 4u + 32u * k + lane;
-      qr_pool_and(s.is_v, at, ~mask);
-      qr_pool_or(s.is_v, at, set);
+  const uint bits = qr_index_bits(s.type), mb = bits - 1u, F = 2u * bits;
+  const uint t = slot % 16u, tb = t / 8u, X = w.copy * 256u;
+  const uint tile = qr_tile(s, region, slot), base = tile / 4u;
+  const uint lanes = s.is_v ? 8u : 4u, fields = lanes * 2u * (s.stored_dim / 16u);
+  for (uint i = w.tid; i < fields; i += w.nthreads) {
+    const uint li = i % lanes, blk = i / lanes / 2u, h = (i / lanes) % 2u;
+    if (s.is_v) {
+      const uint z = t % 2u;
+      const uvec2 a = mag_sign(QR_CODE_GET(X + 16u * blk + 8u * h + li), bits);
+      qr_store_field(true, base, 4u * li + (t % 8u) / 2u, F * (4u * blk + 2u * h + tb),
+                     (a.x << (mb * z)) | (a.y << (2u * mb + z)), (((1u << mb) - 1u) << (mb * z)) | (1u << (2u * mb + z)));
+    } else {
+      const uint d = 16u * blk + 8u * h + 2u * li;
+      const uvec2 a = mag_sign(QR_CODE_GET(X + d), bits), b = mag_sign(QR_CODE_GET(X + d + 1u), bits);
+      qr_store_field(false, base, 4u * (t % 8u) + li, F * (4u * blk + 2u * tb + h),
+                     a.x | (b.x << mb) | (a.y << (2u * mb)) | (b.y << (2u * mb + 1u)), (1u << F) - 1u);
     }
   }
   if (w.tid < s.groups)
