@@ -18,7 +18,10 @@
 # Environment: TKV_BUILD, OUT, TKV_TARGETS_REPEAT (turboprof repeats, 20), TKV_TARGETS_PEER_REPEAT
 # (50), TKV_TARGETS_STEP_TIMEOUT (seconds per step, 300), TKV_TARGETS_QUICK=1 (tiny sizes and two
 # types, for a CPU Vulkan device: checks the script, measures nothing of the targets),
-# TKV_TARGETS_SKIP (steps to skip, e.g. "peer,tests").
+# TKV_TARGETS_SKIP (steps to skip, e.g. "peer,tests"), TKV_TARGETS_BUDGET (seconds for the whole
+# run, 0: none: each step's timeout is cut to what is left, 15 s kept for the table, and steps that
+# would get less than 10 s are skipped, so that a run inside an outer time limit still prints the
+# table of what it measured).
 # shellcheck disable=SC2054  # commas inside option values, not array separators
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 1
@@ -28,6 +31,7 @@ REPEAT=${TKV_TARGETS_REPEAT:-20}
 PEER_REPEAT=${TKV_TARGETS_PEER_REPEAT:-50}
 STEP_TIMEOUT=${TKV_TARGETS_STEP_TIMEOUT:-300}
 SKIP=",${TKV_TARGETS_SKIP:-},"
+BUDGET=${TKV_TARGETS_BUDGET:-0}
 mkdir -p "$OUT"
 W=$(mktemp -d "${TMPDIR:-/tmp}/tkv-targets.XXXXXX")
 LOG=$W/log.txt
@@ -51,6 +55,14 @@ step() {
   if [[ "$SKIP" == *",$name,"* ]]; then
     STATUS+=("$name: skipped (TKV_TARGETS_SKIP)")
     return 0
+  fi
+  if ((BUDGET > 0)); then
+    local left=$((BUDGET - SECONDS - 15))
+    if ((left < 10)); then
+      STATUS+=("$name: skipped (TKV_TARGETS_BUDGET: ${BUDGET} s spent)")
+      return 0
+    fi
+    ((left < limit)) && limit=$left
   fi
   local t0=$SECONDS rc
   echo "=== $name: $*" >>"$LOG"
