@@ -130,14 +130,19 @@ for f in sweep.json profile-modes01.json profile-m8.json profile-m2.json profile
   append.json peer.json; do
   [[ -s "$W/$f" ]] && INPUTS+=("$W/$f")
 done
+# table ARGS...: targets.py over the inputs, or one line where no step measured anything (all
+# skipped, failed or out of budget).
+table() {
+  if ((${#INPUTS[@]})); then python3 bench/targets.py "$@" "${INPUTS[@]}"; else echo "no step measured anything: no table"; fi
+}
 {
   echo "P1-P8 targets, $(date -u +%Y-%m-%dT%H:%MZ), build $B"
   echo "correctness (test_decode LargeContexts): $CORRECT"
   printf '  %s\n' "${STATUS[@]}"
   echo
-  python3 bench/targets.py --detail --json "$W/targets.json" "${INPUTS[@]}"
+  table --detail --json "$W/targets.json"
   echo
-  python3 bench/targets.py --markdown "${INPUTS[@]}"
+  table --markdown
 } >"$W/table.txt" 2>&1
 cp "$W/table.txt" "$OUT/targets.txt"
 cp "$LOG" "$OUT/targets-log.txt"
@@ -149,5 +154,5 @@ printf '  %s\n' "${STATUS[@]}"
 echo "correctness (test_decode LargeContexts): $CORRECT"
 echo "files: $OUT/targets.txt, $OUT/targets-log.txt, $OUT/targets.tar.gz"
 echo
-python3 bench/targets.py "${INPUTS[@]}"
+table
 rm -rf "$W"
