@@ -101,7 +101,7 @@ CORRECT="passed"
 if ! step tests "$STEP_TIMEOUT" env "${LARGE[@]}" "$B/tests/test_decode" --gtest_filter='*LargeContexts*' --gtest_brief=1; then
   CORRECT="FAILED (see targets-log.txt)"
 fi
-[[ "$SKIP" == *",tests,"* ]] && CORRECT="not checked"
+[[ "${STATUS[-1]}" == "tests: skipped"* ]] && CORRECT="not checked"  # (TKV_TARGETS_SKIP or the budget)
 [[ ${#LARGE[@]} -eq 0 && "$CORRECT" == passed ]] && CORRECT="not checked (quick mode: LargeContexts skip)"
 
 # 2-5. turboprof: the sweep (with its CSV/SVG under sweep/), then the profile runs.
