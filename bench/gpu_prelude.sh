@@ -28,3 +28,15 @@ labeled() {
 rows() { labeled "$1" "$2" "$3" 60 "^(turbo|q8_0|f16|type)|rror" "$P" "${@:4}"; }
 # app FILE PREFIX LABEL FILTER: bench_append on the benchmarks matching FILTER, 90 s; its fused rows.
 app() { labeled "$1" "$2" "$3" 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter="$4"; }
+# sass NAME LABEL ARGS...: the machine code of the pipelines that turboprof ARGS of build LABEL
+# builds (own empty pipeline cache; bench/sass_dump.py), as one archive $R/sass-NAME.tar.gz (the
+# .sass files; one file, since only a few files come back from a call) and its index
+# $R/sass-NAME.txt (instructions and opcode counts per pipeline).
+sass() {
+  local n=$1 l=$2 b=$P; shift 2
+  [ "$l" = main ] || b=$P-$l
+  rm -rf "/tmp/sass-$n" "/tmp/sass-out-$n"
+  TKV_CACHE_DIR=/tmp/sass-$n timeout 60 "$b" "$@" > /dev/null 2>&1
+  python3 bench/sass_dump.py "/tmp/sass-out-$n" "/tmp/sass-$n" > "$R/sass-$n.txt" 2>&1
+  (cd "/tmp/sass-out-$n" && tar czf "$R/sass-$n.tar.gz" ./*.sass 2>/dev/null)
+}
