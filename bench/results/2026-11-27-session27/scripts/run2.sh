@@ -15,7 +15,7 @@ for round in 1 2; do
   for cfg in "4096 64 on" "4096 64 off" "4032 64 on" "4100 8 on" "4100 8 off"; do
     set -- $cfg
     $3
-    [ $((SECONDS-T0)) -lt 500 ] && TKV_BENCH_APPEND_CTX=$1 TKV_BENCH_REPEAT=$2 app append.txt "$round $1/$2 $3" main 'fused/llama8b'
+    [ $((SECONDS-T0)) -lt 500 ] && TKV_BENCH_APPEND_CTX=$1 TKV_BENCH_REPEAT=$2 app append.txt "$round $1:$2 $3" main 'fused/llama8b'
   done
   lg "append r$round"
 done
