@@ -184,17 +184,6 @@ DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint3
   return p;
 }
 
-DecodePlan Decoder::plan_append_decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
-                                       const DecodeOptions& options) const {
-  check_options(options, "plan");  // entry checks
-  DecodeShape appended = shape(layer, seqs, m);  // (record_append_decode plans after the extend)
-  appended.max_context += m;
-  for (uint32_t& len : appended.lengths) len += m;
-  const DecodePlan p = make_plan(fused_append_shape(appended), options);
-  if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv fused plan layer {}: {}", layer, p.describe());
-  return p;
-}
-
 bool Decoder::ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind) {
   if (buffer && buffer.size() >= bytes) return false;
   if (buffer) retired_.push_back(std::move(buffer));

@@ -99,10 +99,6 @@ class Decoder {
   // The plan the call would run with (no GPU work): resolve_request, then plan_decode; the
   // plan's reason starts with the policy's.
   DecodePlan plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, const DecodeOptions& options = {}) const;
-  // The plan of record_append_decode's fused dispatch for m new tokens a sequence, the sequences
-  // at their lengths before the call (its splits cover those; the tails, the new tokens).
-  DecodePlan plan_append_decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
-                                const DecodeOptions& options = {}) const;
 
   // Uploads q, records, submits, waits, downloads out.
   void decode(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m, HostTensor q, HostOutput out,

@@ -147,14 +147,10 @@ namespace {
 // Returns the workgroups per compute unit it filled (0 where the splits were forced or one).
 uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, DecodePlan& p) {
   uint32_t per_unit = 0;
-  p.long_last = false;
   const uint32_t ctx = std::max<uint32_t>(s.max_context, 1);
   const uint32_t step = p.tokens_per_step();
   const uint32_t max_splits = ceil_div(ctx, step);
   const uint32_t base = s.batch * s.kv_heads * p.row_chunks;
-  // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
-  // chunk / page_size of them): longer splits are cut into more.
-  const uint32_t max_chunk = (kMaxSplitPages - 1) * s.page_size / step * step;
   if (request.splits) {
     const uint32_t splits = std::clamp<uint32_t>(request.splits, 1, max_splits);
     p.reason = "split count forced";
@@ -167,35 +163,21 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // wave of `target`: a few workgroups beyond what the units hold at once run as a second wave
     // (H200 at 32K: 69 splits x 8 heads = 552 workgroups took 30% longer than 64 x 8 = 512). A
     // ragged batch's short sequences need fewer splits, which leaves room for shorter splits.
-    // (long: the grid's last split takes up to a step past its chunk, DecodePlan::long_last; a
-    // shorter sequence of a ragged batch ends within the grid's splits)
     const uint64_t per_seq = base / s.batch;  // KV heads x row chunks
-    auto workgroups = [&](uint32_t chunk, bool long_last) {
-      const uint32_t grid = split_count(ctx, chunk, step, long_last);
+    auto workgroups = [&](uint32_t chunk) {
       uint64_t n = 0;
-      if (s.lengths.empty()) n = uint64_t(s.batch) * grid;
-      for (uint32_t len : s.lengths) n += std::min(grid, ceil_div(std::max<uint32_t>(len, 1), chunk));
+      if (s.lengths.empty()) n = uint64_t(s.batch) * ceil_div(ctx, chunk);
+      for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
       return n * per_seq;
     };
-    auto steps_for = [&](uint64_t target, bool long_last) {
+    auto steps_for = [&](uint64_t target) {
       uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
       while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
-        if (workgroups(mid * step, long_last) <= target) hi = mid;
+        if (workgroups(mid * step) <= target) hi = mid;
         else lo = mid + 1;
       }
       return lo;
-    };
-    // A long last split where it saves every split a step (or where asked): at 4097-4160 old
-    // tokens a fused llama8b call on an H100 then takes 32 splits of two steps and the 8 tails
-    // in 264 workgroup slots, where ceil's 33 splits do not fit and 22 take three steps.
-    bool long_last = false;
-    auto steps_at = [&](uint64_t target) {
-      const uint32_t whole = steps_for(target, false);
-      if (!request.long_last.value_or(true)) return whole;
-      const uint32_t longer = steps_for(target, true);
-      long_last = (longer < whole || request.long_last.value_or(false)) && (longer + 1) * step <= max_chunk;
-      return long_last ? longer : whole;
     };
     // The most workgroups per unit where the splits stay long enough, else fewer. (Wide tc
     // workgroups, 184-200 registers, fit two: H100 at m 8 32K, 384 of them took 118.8 us, 256
@@ -215,38 +197,32 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     };
     per_unit = tc ? tc_max : kWorkgroupsPerUnit;
     uint32_t target = room(per_unit);
-    uint32_t steps = steps_at(target);
+    uint32_t steps = steps_for(target);
     if (steps < (tc ? kTensorCoreMinStepsForMax : kMinStepsForMax)) {
       per_unit = tc ? std::min(tc_max, kTensorCoreWorkgroupsPerUnit) : kWorkgroupsPerUnitShortSplits;
       target = room(per_unit);
-      steps = steps_at(target);
+      steps = steps_for(target);
     }
     // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
     // tail's chain was shorter than the splits', and the plan's own splits were the fastest fused
     // steps measured; bench/results/2026-11-26-h100-session16.)
     p.chunk = steps * step;
-    p.long_last = long_last;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
                " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
   }
+  // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
+  // chunk / page_size of them): longer splits are cut into more.
+  const uint32_t max_chunk = (kMaxSplitPages - 1) * s.page_size / step * step;
   if (p.chunk > max_chunk) {
     p.chunk = max_chunk;
     p.reason += "; splits of at most " + std::to_string(max_chunk) + " tokens (page list in shared memory)";
   }
-  // (A long last split's extra step fits the page list, above; it must take tokens.)
-  p.long_last = p.long_last && split_count(ctx, p.chunk, step, true) < ceil_div(ctx, p.chunk);
-  if (p.long_last) p.reason += "; the last split takes the last " + std::to_string(ctx % p.chunk) + " tokens too";
-  p.splits = split_count(ctx, p.chunk, step, p.long_last);
+  p.splits = ceil_div(ctx, p.chunk);
   p.workgroups = p.splits * base;
   return per_unit;
 }
 
 }  // namespace
-
-uint32_t split_count(uint32_t len, uint32_t chunk, uint32_t step, bool long_last) {
-  const uint32_t n = ceil_div(std::max<uint32_t>(len, 1), chunk);
-  return long_last && n > 1 && len - (n - 1) * chunk <= step ? n - 1 : n;
-}
 
 uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
   // (The tc kernel keeps the quantizer's arrays in its region: decode_shared_bytes.)

@@ -43,10 +43,6 @@ struct PlanRequest {
   // Tuning override, tc only: the query rows on the MMAs' 16-row side (up to 16 rows a workgroup;
   // B fragments in mma's order); unset: the plan's choice (more than 8 rows).
   std::optional<bool> rows16;
-  // Tuning override: the grid's last split also takes the tokens past the whole splits (at most
-  // one step; DecodePlan::long_last). Unset: where that saves every split a step; true: wherever
-  // the rest is at most a step; false: never.
-  std::optional<bool> long_last;
 };
 
 struct DecodePlan {
@@ -61,10 +57,6 @@ struct DecodePlan {
   uint32_t shared_bytes = 0;   // shared memory per workgroup
   uint32_t workgroups = 0;     // decode workgroups launched (the grid)
   bool rows16 = false;         // tc: the query rows on the MMAs' 16-row side (shaders/decode_tc.comp)
-  // The grid's last split also takes the tokens past splits x chunk, at most one step (the
-  // kernels end the grid's last split at the sequence's end): splits x chunk + tokens_per_step()
-  // covers the longest sequence. Otherwise splits x chunk does.
-  bool long_last = false;
   Variant variant = Variant::mag4;
   ProfileMode mode = ProfileMode::full;
   std::string reason;          // why these splits and this variant
@@ -75,17 +67,10 @@ struct DecodePlan {
   // Tokens staged and computed per step; a divisor of the page size, and every split's length
   // (chunk) is a multiple of it.
   uint32_t tokens_per_step() const { return workgroup / team * unroll; }
-  // The longest sequence the splits cover: splits x chunk, a step more with a long last split.
-  uint64_t reach() const { return uint64_t(splits) * chunk + (long_last ? tokens_per_step() : 0u); }
   std::string describe() const;
 };
 
 // The largest split count is ceil(max_context / tokens_per_step()): a split is whole steps.
-
-// Splits holding tokens of a sequence of len tokens, chunk a split (whole steps of step tokens):
-// ceil(len / chunk), one fewer where the last would hold at most a step and long_last lets the
-// one before it take those tokens.
-uint32_t split_count(uint32_t len, uint32_t chunk, uint32_t step, bool long_last);
 
 // The shape a fused append-decode call (Decoder::record_append_decode) plans on, from the shape of
 // its sequences with the m new tokens appended: the tails (shaders/append_tail.glsl) attend to the

@@ -448,10 +448,6 @@ PolicyChoice apply_environment(PolicyChoice choice) {
     choice.request.rows16 = *v == 1;
     changed += " TKV_ROWS16=" + std::to_string(*v);
   }
-  if (const auto v = env_u32("TKV_LONG_LAST", [](uint32_t x) { return x <= 1; }, "0 or 1")) {
-    choice.request.long_last = *v == 1;
-    changed += " TKV_LONG_LAST=" + std::to_string(*v);
-  }
   if (!changed.empty()) choice.reason += "; environment:" + changed;
   return choice;
 }

@@ -101,8 +101,7 @@ class DispatchPolicy {
   std::string fallback_source_;
 };
 
-// Applies the environment's overrides (TKV_VARIANT, TKV_SPLITS, TKV_DPL, TKV_UNROLL, and the tuning
-// requests TKV_SUBGROUPS, TKV_ROWS16, TKV_LONG_LAST) to a choice;
+// Applies the environment's overrides (TKV_VARIANT, TKV_SPLITS, TKV_DPL, TKV_UNROLL) to a choice;
 // a malformed value is an error naming the variable. Unset or empty variables change nothing;
 // TKV_VARIANT=auto keeps the policy's variant.
 PolicyChoice apply_environment(PolicyChoice choice);

@@ -485,9 +485,7 @@ void main() {
     TL_END(split, false, false);
     return;
   }
-  // (The grid's last split ends at the sequence's end: it may take up to a step past its chunk,
-  // DecodePlan::long_last in attention/plan.hpp.)
-  const uint end = split + 1u == pc.splits ? covered : min(covered, start + pc.chunk);
+  const uint end = min(covered, start + pc.chunk);
 
   const uint kdim0 = k_dim_base(lane), vdim0 = v_dim_base(lane);  // the lane's first dims
 

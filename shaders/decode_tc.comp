@@ -1112,9 +1112,7 @@ void main() {
     TL_END(split, false, false);
     return;
   }
-  // (The grid's last split ends at the sequence's end: it may take up to a step past its chunk,
-  // DecodePlan::long_last in attention/plan.hpp.)
-  const uint end = split + 1u == pc.splits ? covered : min(covered, start + pc.chunk);
+  const uint end = min(covered, start + pc.chunk);
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];

@@ -171,29 +171,6 @@ TEST(AppendDecode, TailEdges) {
     }
 }
 
-// The fused call's splits with a long last split (DecodePlan::long_last): the longest old length
-// up to 4300 whose fused plan on this device takes one (llama8b's heads: 4097-4160 on an H100's
-// tc plan and on lavapipe's).
-TEST(AppendDecode, LongLastSplit) {
-  FusedCase c;
-  c.kv_heads = 8;
-  DecodeCase d;
-  d.kv_heads = c.kv_heads;
-  d.k_type = c.k_type;
-  d.v_type = c.v_type;
-  d.lengths = {4300};
-  auto f = fill_cache(d, 1, kPage);
-  const Decoder dec(*f.cache, c.kv_heads * c.ratio);
-  uint32_t old = 4300;
-  for (; old > 3000 && !dec.plan_append_decode(0, f.seqs, c.m, c.options).long_last; --old)
-    f.cache->truncate(f.seqs[0], old - 1);
-  ASSERT_TRUE(dec.plan_append_decode(0, f.seqs, c.m, c.options).long_last)
-      << "no old length from 3000 to 4300 whose fused plan takes a long last split";
-  c.old_lengths = {old};
-  c.steps = 2;  // (the second call's old tokens: one more)
-  run_fused(c);
-}
-
 // Every type, K and V alike and one mixed pair, at lengths whose tails hold old and new tokens;
 // head dims 64, 96 (padded rows) and 128; GQA 1, 4 and 7; ragged batches.
 TEST(AppendDecode, EveryTypeAndShape) {

@@ -122,31 +122,6 @@ TEST(DecodeExactness, SplitInvariance) {
   }
 }
 
-// A long last split (DecodePlan::long_last: the grid's last split also takes up to a step of
-// tokens past its chunk, where that saves every split a step): the longest first length up to
-// 4300 whose plan on this device takes one (found by truncating the first sequence; llama8b's
-// heads, where an H100's tc plan takes one at 4225-4288 and lavapipe's at 4097-4160) decodes
-// exactly, alone and in a ragged batch beside a short sequence.
-TEST(DecodeExactness, LongLastSplit) {
-  for (const std::vector<uint32_t>& lengths : {std::vector<uint32_t>{4300}, std::vector<uint32_t>{4300, 100}}) {
-    DecodeCase c;
-    c.kv_heads = 8;
-    c.lengths = lengths;
-    c.seed = uint32_t(lengths.size());
-    auto f = fill_cache(c);
-    const Decoder dec(*f.cache, c.kv_heads * c.ratio);
-    uint32_t len = 4300;
-    for (; len > 3000 && !dec.plan(0, f.seqs, c.m).long_last; --len) f.cache->truncate(f.seqs[0], len - 1);
-    const DecodePlan p = dec.plan(0, f.seqs, c.m);
-    ASSERT_TRUE(p.long_last) << "no length from 3000 to 4300 whose plan takes a long last split";
-    EXPECT_GT(len, uint64_t(p.splits) * p.chunk) << p.describe();
-    const auto q = random_queries(c);
-    const auto out = run_decode(f, c, q, c.options);
-    const auto ref = reference_decode(*f.cache, 0, f.seqs, c.m, c.kv_heads * c.ratio, q, c.options);
-    EXPECT_LE(max_head_error(out, ref, c.head_dim), kExactBound) << len << ": " << p.describe();
-  }
-}
-
 // The splits of a call are merged by the last workgroup of each group to finish, counted in a
 // buffer of the decoder's that every call leaves at zero (shaders/split_merge.glsl). Calls
 // recorded back to back in one command buffer, with other split counts and another batch between

@@ -46,7 +46,7 @@ TEST(Plan, LongContextsFillEverySmAtBatchOne) {
     if (per_sm == 2) {  // four per SM would have cut shorter splits (66 per KV head)
       EXPECT_LT(uint64_t(ctx) / (132u * 4 / 8) / p.tokens_per_step(), 16u) << ctx;
     }
-    EXPECT_GE(p.reach(), ctx);                               // covers the sequence
+    EXPECT_GE(uint64_t(p.splits) * p.chunk, ctx);            // covers the sequence
     EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, ctx);        // no empty split
     EXPECT_EQ(p.rows, 4u);                                   // all GQA heads of a KV head together
     EXPECT_LE(p.shared_bytes, 49152u);
@@ -230,7 +230,7 @@ TEST(Plan, TensorCoreWorkgroupsOfSixOrEightSubgroupsOnRequest) {
     EXPECT_EQ(p.workgroup, 32u * sgs);
     EXPECT_EQ(p.tokens_per_step(), 16u * sgs);
     EXPECT_EQ(p.chunk % (16u * sgs), 0u);
-    EXPECT_GE(p.reach(), 32768u);
+    EXPECT_GE(p.splits * p.chunk, 32768u);
     EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, llama8b(32768), p));
     EXPECT_GT(p.shared_bytes, four.shared_bytes);  // the subgroups' outputs
     EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
@@ -273,7 +273,7 @@ TEST(Plan, TensorCoresTakeSixSubgroupsOnLongSplitsTwoAnSm) {
       EXPECT_EQ(p.workgroup, 192u) << p.describe();
       EXPECT_GE(p.chunk / p.tokens_per_step(), 8u);
       EXPECT_LE(p.workgroups, 2u * caps.compute_units);
-      EXPECT_GE(p.reach(), ctx);
+      EXPECT_GE(p.splits * p.chunk, ctx);
       const auto asked = plan(s, 6);
       EXPECT_EQ(asked.chunk, p.chunk);
       EXPECT_EQ(asked.shared_bytes, p.shared_bytes);
@@ -475,7 +475,7 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   EXPECT_GE(p.rows * p.row_chunks, rm) << at;
                   EXPECT_LT(p.rows * (p.row_chunks - 1), rm) << at;  // no empty chunk
                   EXPECT_EQ(p.chunk % p.tokens_per_step(), 0u) << at;
-                  EXPECT_GE(p.reach(), ctx) << at;
+                  EXPECT_GE(p.splits * p.chunk, ctx) << at;
                   EXPECT_GE(p.workgroups, h.kv * p.row_chunks * batch) << at;
                   EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p)) << at;
                   EXPECT_LE(p.shared_bytes, std::min(caps.max_shared_memory, 49152u)) << at;
@@ -529,62 +529,6 @@ TEST(Plan, TensorCoresNameWhatIsMissing) {
     }
   EXPECT_NE(tc_error(caps, llama8b(4096), ProfileMode::norm_only).find("profile modes 0 and 1"), std::string::npos);
   EXPECT_EQ(tc_error(caps, llama8b(4096), ProfileMode::zero), "");
-}
-
-// A long last split (DecodePlan::long_last): the grid's last split also takes up to a step of
-// tokens past its chunk, where that saves every split a step. The fused call past 4096 old tokens
-// (llama8b, H100): 32 two-step splits and the 8 tails fill the 264 slots of two tc workgroups an
-// SM, where 33 splits would not fit and ceil's plan takes 22 of three steps.
-TEST(Plan, LongLastSplitWhereItSavesAStep) {
-  EXPECT_EQ(split_count(4097, 128, 64, false), 33u);
-  EXPECT_EQ(split_count(4097, 128, 64, true), 32u);
-  EXPECT_EQ(split_count(4160, 128, 64, true), 32u);   // the rest: a whole step
-  EXPECT_EQ(split_count(4161, 128, 64, true), 33u);   // more than a step
-  EXPECT_EQ(split_count(4096, 128, 64, true), 32u);   // no rest
-  EXPECT_EQ(split_count(100, 128, 64, true), 1u);
-  EXPECT_EQ(split_count(0, 128, 64, true), 1u);
-  PlanRequest tc;
-  tc.variant = Variant::tc;
-  PlanRequest whole = tc;
-  whole.long_last = false;
-  for (uint32_t old : {4097u, 4100u, 4160u, 4161u}) {
-    DecodeShape s = llama8b(old);
-    s.reserved_per_group = 1;
-    const auto p = plan_decode(h100_tensor_cores(), s, tc);
-    const auto q = plan_decode(h100_tensor_cores(), s, whole);
-    EXPECT_FALSE(q.long_last) << old;
-    EXPECT_GE(q.reach(), old);
-    EXPECT_EQ(q.chunk, 3u * q.tokens_per_step()) << old << ": " << q.describe();
-    EXPECT_GE(p.reach(), old) << old;
-    EXPECT_LT(uint64_t(p.splits - 1) * p.chunk, old) << old;  // the last split holds tokens
-    EXPECT_EQ(p.splits, split_count(old, p.chunk, p.tokens_per_step(), p.long_last)) << old;
-    if (old <= 4160) {
-      EXPECT_TRUE(p.long_last) << old << ": " << p.describe();
-      EXPECT_EQ(p.chunk, 2u * p.tokens_per_step()) << old << ": " << p.describe();
-      EXPECT_EQ(p.splits, 32u) << old;
-      EXPECT_LE(p.workgroups + s.kv_heads, 132u * 2) << old << ": " << p.describe();
-      EXPECT_NE(p.reason.find("the last split takes the last " + std::to_string(old - 4096) + " tokens"),
-                std::string::npos) << p.reason;
-    } else {
-      EXPECT_FALSE(p.long_last) << old << ": " << p.describe();  // the rest is more than a step
-      EXPECT_EQ(p.chunk, q.chunk) << old;
-    }
-  }
-  // Where it saves no step the splits stay whole: the plain call at 4097 tokens fits 33 two-step
-  // splits; asked for, the last split takes the rest anyway.
-  const auto plain = plan_decode(h100_tensor_cores(), llama8b(4097), tc);
-  EXPECT_FALSE(plain.long_last) << plain.describe();
-  EXPECT_EQ(plain.splits, 33u) << plain.describe();
-  PlanRequest asked = tc;
-  asked.long_last = true;
-  const auto longer = plan_decode(h100_tensor_cores(), llama8b(4097), asked);
-  EXPECT_TRUE(longer.long_last) << longer.describe();
-  EXPECT_EQ(longer.splits, 32u) << longer.describe();
-  // Forced split counts and one-split contexts never take it.
-  PlanRequest forced = asked;
-  forced.splits = 5;
-  EXPECT_FALSE(plan_decode(h100_tensor_cores(), llama8b(4097), forced).long_last);
-  EXPECT_FALSE(plan_decode(h100_tensor_cores(), llama8b(300), asked).long_last);
 }
 
 // The fused append's tails: the planner leaves them room in the first wave, and the splits are
@@ -666,7 +610,7 @@ TEST(Plan, FusedAppendSplitsCoverTheOldTokens) {
       EXPECT_EQ(s.reserved_per_group, 1u);
       const auto fused = plan_decode(h100_tensor_cores(), s, tc);
       if (old > 0) {
-        EXPECT_GE(fused.reach(), old) << fused.describe();
+        EXPECT_GE(uint64_t(fused.splits) * fused.chunk, old) << fused.describe();
         EXPECT_LT(uint64_t(fused.splits - 1) * fused.chunk, old) << fused.describe();
       }
     }

@@ -66,7 +66,6 @@ class PolicyTest : public ::testing::Test {
         unroll_("TKV_UNROLL", nullptr),
         subgroups_("TKV_SUBGROUPS", nullptr),
         rows16_("TKV_ROWS16", nullptr),
-        long_last_("TKV_LONG_LAST", nullptr),
         cache_dir_("TKV_CACHE_DIR", dir_.c_str()) {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -81,7 +80,7 @@ class PolicyTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  ScopedEnv variant_, splits_, dpl_, unroll_, subgroups_, rows16_, long_last_, cache_dir_;
+  ScopedEnv variant_, splits_, dpl_, unroll_, subgroups_, rows16_, cache_dir_;
 };
 
 void expect_error(const std::function<void()>& call, ErrorCode code, const std::vector<std::string>& needles) {
@@ -334,7 +333,7 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   EXPECT_EQ(apply_environment(base).reason, base.reason);
   {
     ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2"),
-        g("TKV_SUBGROUPS", "6"), r("TKV_ROWS16", "1"), l("TKV_LONG_LAST", "1");
+        g("TKV_SUBGROUPS", "6"), r("TKV_ROWS16", "1");
     const auto c = apply_environment(base);
     EXPECT_EQ(c.request.variant, Variant::qlut);
     EXPECT_TRUE(c.variant_forced);
@@ -343,9 +342,8 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
     EXPECT_EQ(c.request.unroll, 2u);
     EXPECT_EQ(c.request.subgroups, 6u);
     EXPECT_EQ(c.request.rows16, std::optional<bool>(true));
-    EXPECT_EQ(c.request.long_last, std::optional<bool>(true));
     EXPECT_NE(c.reason.find("environment: TKV_VARIANT=qlut TKV_SPLITS=6 TKV_DPL=32 TKV_UNROLL=2 TKV_SUBGROUPS=6 "
-                            "TKV_ROWS16=1 TKV_LONG_LAST=1"),
+                            "TKV_ROWS16=1"),
               std::string::npos)
         << c.reason;
   }
@@ -356,12 +354,10 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
     EXPECT_FALSE(c.variant_forced);
     EXPECT_EQ(c.request.splits, 0u);
     EXPECT_FALSE(c.request.rows16.has_value());
-    EXPECT_FALSE(c.request.long_last.has_value());
   }
   {
-    ScopedEnv r("TKV_ROWS16", "0"), l("TKV_LONG_LAST", "0");
+    ScopedEnv r("TKV_ROWS16", "0");
     EXPECT_EQ(apply_environment(base).request.rows16, std::optional<bool>(false));
-    EXPECT_EQ(apply_environment(base).request.long_last, std::optional<bool>(false));
   }
 }
 
@@ -371,7 +367,6 @@ TEST_F(PolicyTest, MalformedEnvironmentValuesNameTheVariable) {
       {"TKV_VARIANT", "fast"}, {"TKV_SPLITS", "-1"},  {"TKV_SPLITS", "abc"}, {"TKV_SPLITS", "70000"},
       {"TKV_SPLITS", "4 "},    {"TKV_DPL", "12"},     {"TKV_DPL", "0x10"},   {"TKV_UNROLL", "3"},
       {"TKV_UNROLL", "4x"},    {"TKV_SUBGROUPS", "5"}, {"TKV_SUBGROUPS", "16"}, {"TKV_ROWS16", "2"},
-      {"TKV_LONG_LAST", "yes"},
   };
   for (const auto& [name, value] : bad) {
     SCOPED_TRACE(std::string(name) + "=" + value);
