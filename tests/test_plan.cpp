@@ -494,6 +494,42 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
   EXPECT_GT(planned, 0u);
 }
 
+// turbo4's tc table folds its first negative bit in (128 entries of 16 copies, 16 KB: tab128)
+// where it is the only table and its 8 KB more leave the SMs no more tokens each: not where the
+// plan had three workgroups an SM of shorter splits (a ragged batch 16 at 8K), nor beside another
+// turbo type's table.
+TEST(Plan, Turbo4TableOf128WhereItCostsTheSmsNoTokens) {
+  const auto caps = h100_tensor_cores();
+  PlanRequest tc;
+  tc.variant = Variant::tc;
+  auto shape = [](KvType k, KvType v, uint32_t ctx, uint32_t batch = 1) {
+    DecodeShape s = llama8b(ctx, batch);
+    s.k_type = k;
+    s.v_type = v;
+    for (uint32_t b = 0; batch > 1 && b < batch; ++b) s.lengths.push_back(ctx - ctx * b / (2 * (batch - 1)));
+    return s;
+  };
+  for (uint32_t ctx : {8192u, 32768u, 131072u}) {
+    const auto p = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx), tc);
+    EXPECT_TRUE(p.tab128) << ctx << ": " << p.describe();
+    EXPECT_GE(p.shared_bytes, 8u * 16u * 128u);
+    EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, shape(KvType::turbo4, KvType::turbo4, ctx), p));
+    EXPECT_TRUE(plan_decode(caps, shape(KvType::turbo4, KvType::f16, ctx), tc).tab128) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo3, ctx), tc).tab128) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo4, ctx), tc).tab128) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo3, ctx), tc).tab128) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx)).tab128) << ctx;  // (not tc)
+  }
+  // The ragged batch: three workgroups an SM of 64-entry tables, shorter splits than two of 128.
+  const auto b16 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 8192, 16), tc);
+  EXPECT_FALSE(b16.tab128) << b16.describe();
+  EXPECT_EQ(b16.per_unit, 3u) << b16.describe();
+  EXPECT_LT(b16.shared_bytes, 8u * 16u * 128u);
+  // 128K: two workgroups of 4032 tokens with it as three of 2688 without: as many tokens an SM.
+  const auto t128 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 131072), tc);
+  EXPECT_EQ(t128.per_unit * t128.chunk, 8064u) << t128.describe();
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");
