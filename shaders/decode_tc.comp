@@ -265,11 +265,11 @@ shared uint split_pages[MAX_SPLIT_PAGES];
 // Table entry e: the pair's two elements (field bits: magnitudes a, b; then negatives a, b).
 uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   const uint half_ = 1u << mb, m = half_ - 1u;
-  const bool signed_ = true;  // (turbo4: e's bit 6 only in a table of 128 entries; bit 7 never)
+  // (turbo4: e's bit 6 only in a table of 128 entries; bit 7 never)
   float ca = cs * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
   float cb = cs * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
-  if (signed_ && ((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
-  if (signed_ && ((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
+  if (((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
+  if (((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
   if (exact) {  // within an f32 ulp of an f16 value: rounded to its 11 significant bits
     ca = uintBitsToFloat((floatBitsToUint(ca) + 0x1000u) & 0xffffe000u);
     cb = uintBitsToFloat((floatBitsToUint(cb) + 0x1000u) & 0xffffe000u);
