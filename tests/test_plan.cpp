@@ -468,7 +468,9 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   if (p.rows16) {
                     EXPECT_TRUE(caps.mma_b_native) << at;
                     EXPECT_NE(subgroups, 6u) << at;
-                    if (subgroups == 8) EXPECT_TRUE(traits(k).is_turbo && traits(v).is_turbo) << at;
+                    if (subgroups == 8) {
+                      EXPECT_TRUE(traits(k).is_turbo && traits(v).is_turbo) << at;
+                    }
                   }
                   EXPECT_GE(p.rows, 1u) << at;
                   EXPECT_LE(p.rows, p.rows16 ? 16u : 8u) << at;
@@ -487,9 +489,10 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   const DecodeShape fs = fused_append_shape(appended);
                   const auto f = plan_decode(caps, fs, {.variant = Variant::tc});
                   const uint32_t groups = h.kv * f.row_chunks * batch;
-                  if (f.splits > 1 && f.reason.find("page list") == std::string::npos)
+                  if (f.splits > 1 && f.reason.find("page list") == std::string::npos) {
                     EXPECT_LE(f.workgroups + groups, fused_workgroups_per_sm(f) * caps.compute_units)
                         << at << " fused: " << f.describe();
+                  }
                 }
   EXPECT_GT(planned, 0u);
 }
