@@ -265,9 +265,9 @@ shared uint split_pages[MAX_SPLIT_PAGES];
 // Table entry e: the pair's two elements (field bits: magnitudes a, b; then negatives a, b).
 uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   const uint half_ = 1u << mb, m = half_ - 1u;
-  // (turbo4: e's bit 6 only in a table of 128 entries; bit 7 never)
   float ca = cs * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
   float cb = cs * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
+  // The negative bits (turbo4: e reaches bit 6 only in a table of 128 entries, bit 7 never).
   if (((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
   if (((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
   if (exact) {  // within an f32 ulp of an f16 value: rounded to its 11 significant bits
