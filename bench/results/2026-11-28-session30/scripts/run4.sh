@@ -17,11 +17,9 @@
 source bench/gpu_prelude.sh
 tst app 200 build-slim/tests/test_append_decode
 tst tc 150 build-slim/tests/test_decode_tc
-TKV_BENCH_TYPES=turbo2,turbo3,q8_0 labeled append.txt "4 base 4k" base 60 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
-for l in store pair; do
-  TKV_BENCH_TYPES=turbo2,turbo3 labeled append.txt "4 $l 4k" $l 45 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
-done
-labeled append.txt "4 main 4k" main 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
+TKV_BENCH_TYPES=turbo2,turbo3,q8_0 app append.txt "4 base 4k" base fused/llama8b
+for l in store pair; do TKV_BENCH_TYPES=turbo2,turbo3 app append.txt "4 $l 4k" $l fused/llama8b; done
+app append.txt "4 main 4k" main fused/llama8b
 lg "bench"
 for l in store pair main; do
   labeled tl.txt "4 $l" $l 30 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2 --ctx 4100 --repeat 20
