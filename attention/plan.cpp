@@ -116,9 +116,9 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t subgroups = p.workgroup / 32;
     // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
-    // (A fused dispatch's tail keeps its rows and two copies of its quantizer's arrays there too;
-    // the kernel takes more copies only where the region already has room for them.)
-    const uint32_t fused_region = s.reserved_per_group ? 8 * ((p.rows * dim + 2 * kQuantizerCopyWords + 1) / 2) : 0;
+    // (A fused dispatch's splits that hold new tokens quantize them there first, in two copies of
+    // the quantizer's arrays; the kernel takes more copies only where the region has room for them.)
+    const uint32_t fused_region = s.appends ? 8 * ((2 * kQuantizerCopyWords + 1) / 2) : 0;
     const uint32_t region = std::max({8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2),
                                       fused_region});
     // (rows16: Q's 16 rows' hi halves, then their lo halves)
@@ -229,12 +229,13 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
 }  // namespace
 
 uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
-  // (The tc kernel keeps the quantizer's arrays in its region: decode_shared_bytes.)
-  const uint32_t copies = p.variant == Variant::tc ? 0 : 1;
-  return 4 * copies * kQuantizerCopyWords + 4 * p.rows * 8 + 4 * p.rows * 2;
+  if (p.variant == Variant::tc) return 0;
+  return 4 * kQuantizerCopyWords + 4 * p.rows * 8 + 4 * p.rows * 2;
 }
 
-DecodeShape fused_append_shape(DecodeShape s) {
+DecodeShape fused_append_shape(DecodeShape s, Variant variant) {
+  s.appends = true;
+  if (variant == Variant::tc) return s;
   // (Planned on the appended lengths, a 4K context took 22 splits instead of 32 on an H100: 4097
   // tokens pass 32 two-step splits, and 33 leave no room for the tails.)
   s.reserved_per_group = 1;

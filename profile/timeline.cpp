@@ -162,8 +162,8 @@ int run_timeline(const CommonOptions& o) {
         const auto plan = bench.plan(options);
         const std::string vname = shown_variant(p, plan.variant);
         auto f = [](double x) { return fixed(x, 2); };
-        // (splits: the traced calls' own; a fused call plans with room for its tails.)
-        const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);
+        // (splits: the traced calls' own; the scalar kernel's fused calls have a tail a group.)
+        const uint32_t splits = traced.grid.x - (c.tails > 0 ? 1 : 0);
         std::vector<std::string> row = {p.label(),      vname,           depth_label(depth), std::to_string(splits),
                                         std::to_string(c.workgroups), std::to_string(c.late), f(c.call_us),
                                         f(c.span_us),     f(c.launch_us),

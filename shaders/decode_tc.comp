@@ -147,11 +147,24 @@ const uint V_REGION = V_ROWS ? PAGE_SIZE * (V_TILE + (V_Q8 ? V_SW : 0u)) : PAGE_
 // (q8_0), and q8_0's 32-dim blocks.
 const uint KQ = DIM / 32u;
 
-layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
-layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
-layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
-layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
-layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
+// The pools. A fused append-decode dispatch (TKV_FUSED_APPEND) also writes them: the splits that
+// hold new tokens store them and read their tiles back (split_append below), through these
+// bindings, coherent so that the reads see the workgroup's writes (and not lines an SM's L1 cache
+// took before them); the plain kernels' are read-only.
+#ifdef TKV_FUSED_APPEND
+#define POOL_ACCESS coherent
+#else
+#define POOL_ACCESS readonly
+#endif
+layout(std430, binding = 0) POOL_ACCESS buffer KPool { uint k1[]; };
+layout(std430, binding = 0) POOL_ACCESS buffer KPool2 { uvec2 k2[]; };
+layout(std430, binding = 0) POOL_ACCESS buffer KPool4 { uvec4 k4[]; };
+layout(std430, binding = 1) POOL_ACCESS buffer VPool { uint v1[]; };
+layout(std430, binding = 1) POOL_ACCESS buffer VPool4 { uvec4 v4[]; };
+#ifdef TKV_FUSED_APPEND
+layout(std430, binding = 0) POOL_ACCESS buffer KPool16 { uint16_t k16[]; };
+layout(std430, binding = 1) POOL_ACCESS buffer VPool16 { uint16_t v16[]; };
+#endif
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -219,17 +232,16 @@ const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
 const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 #ifdef TKV_FUSED_APPEND
-// The fused tail's workgroup keeps its rows (R_GET) and its quantizer's arrays here too (a copy
-// of a row, its codes and scales: 520 words, a subgroup quantizing one new row into each;
-// append_tail.glsl, quantize_row.glsl): as many copies as the region the tables and outputs need
-// holds after the rows, one a subgroup at most, at least 2 (the region then grows: the plan's
-// decode_shared_bytes counts it). The 2 M new rows take 2 M / copies rounds of the quantizer.
+// A fused dispatch's splits that hold new tokens quantize them first (split_append), with the
+// quantizer's arrays here (a copy of a row, its codes and scales: 520 words, a subgroup quantizing
+// one new row into each; quantize_row.glsl), before the tables: as many copies as the region the
+// tables and outputs need holds, one a subgroup at most, at least 2 (the region then grows: the
+// plan's decode_shared_bytes counts it). The 2 n new rows take 2 n / copies rounds.
 const uint QR_COPY_WORDS = 256u + 256u + 8u;  // a copy: the row, its codes, its scales
-const uint QR_ROOM =
-    2u * REGION_TO > ROWS * DIM + 2u * QR_COPY_WORDS ? (2u * REGION_TO - ROWS * DIM) / QR_COPY_WORDS : 2u;
+const uint QR_ROOM = 2u * REGION_TO > 2u * QR_COPY_WORDS ? 2u * REGION_TO / QR_COPY_WORDS : 2u;
 const uint QR_COPIES_FIT = QR_ROOM < SUBGROUPS ? QR_ROOM : SUBGROUPS;
 #define QR_COPIES QR_COPIES_FIT
-const uint REGION_Q = (ROWS * DIM + QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
+const uint REGION_Q = (QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -523,26 +535,68 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 #define QR_MIN_SUBGROUP 32u
-// The tail's quantizer arrays in the region, after its rows (words [0, ROWS x DIM), R_GET): no
-// shared memory of their own, so a fused dispatch's workgroups need what the plain kernel's do
-// (they took ~4.3 KB more, which the SM's share of them fits fewer of; session 22).
-const uint QR_BASE = ROWS * DIM;
 uint qr_word(uint i) { return region[i / 2u][i % 2u]; }
 void qr_word_set(uint i, uint v) { region[i / 2u][i % 2u] = v; }
-#define QR_X_GET(i) uintBitsToFloat(qr_word(QR_BASE + (i)))
-#define QR_X_SET(i, v) qr_word_set(QR_BASE + (i), floatBitsToUint(v))
-#define QR_CODE_GET(i) qr_word(QR_BASE + QR_COPIES * 256u + (i))
-#define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 256u + (i), v)
-#define QR_SCALE_GET(i) qr_word(QR_BASE + QR_COPIES * 512u + (i))
-#define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 512u + (i), v)
-#include "append_tail.glsl"
-RowShape tail_shape(bool is_v) {
+#define QR_X_GET(i) uintBitsToFloat(qr_word(i))
+#define QR_X_SET(i, v) qr_word_set(i, floatBitsToUint(v))
+#define QR_CODE_GET(i) qr_word(QR_COPIES * 256u + (i))
+#define QR_CODE_SET(i, v) qr_word_set(QR_COPIES * 256u + (i), v)
+#define QR_SCALE_GET(i) qr_word(QR_COPIES * 512u + (i))
+#define QR_SCALE_SET(i, v) qr_word_set(QR_COPIES * 512u + (i), v)
+void qr_pool_and(bool is_v, uint word, uint bits) {
+  if (is_v) atomicAnd(v1[word], bits);
+  else atomicAnd(k1[word], bits);
+}
+void qr_pool_or(bool is_v, uint word, uint bits) {
+  if (is_v) atomicOr(v1[word], bits);
+  else atomicOr(k1[word], bits);
+}
+void qr_pool_store(bool is_v, uint word, uint value) {
+  if (is_v) v1[word] = value;
+  else k1[word] = value;
+}
+void qr_pool_store16(bool is_v, uint index, uint value) {
+  if (is_v) v16[index] = uint16_t(value);
+  else k16[index] = uint16_t(value);
+}
+#include "new_rows.glsl"
+RowShape row_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
               : RowShape(K_TYPE, DIM, K_Q8 ? KQ : K_ROWS ? 0u : 1u, K_Q8 ? 32u : DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
 }
-const uint TAIL_SLOT = 1;  // the tail's split slot
-#else
-const uint TAIL_SLOT = 0;
+
+// The fused append in the splits: the call's length `len` counts the M new tokens, at [old, len),
+// old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
+// A split whose range [start, end) holds new tokens first quantizes their K and V rows (a
+// subgroup a row, QR_COPIES at a time) and stores them in their tiles or rows, then reads them
+// back in its tile loop with the old ones (the pools are coherent in this kernel, and the writes
+// are made visible to the workgroup below). Every row chunk's split of that range stores the same
+// rows: the turbo tiles' atomics set a field's ones before clearing its zeros, so writers of the
+// same bits never undo each other (qr_store_field), and the norms, scales and rows are the same
+// values. No other split reads these tiles: a split's range is whole tiles. (It replaces the tail
+// workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
+// splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
+// instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
+void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid) {
+  const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
+  // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
+  // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
+  const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
+  const uint C = min(QR_COPIES, 2u * n);
+  for (uint r0 = 0; r0 < 2u * n; r0 += C) {
+    const uint r = r0 + sg;
+    const bool quantizes = sg < C && r < 2u * n;
+    const RowShape rs = row_shape(r >= n);
+    const QrWork w = QrWork(sg, lane, 32u);
+    const uint pos = first + r % n;
+    if (quantizes) quantize_new_row(rs, w, b, kvh, pos - old);
+    barrier();
+    if (quantizes) qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
+    barrier();
+  }
+  memoryBarrierBuffer();
+  barrier();
+}
 #endif
 
 // Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
@@ -1099,31 +1153,21 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
-#ifdef TKV_FUSED_APPEND
-  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
-#else
   const uint split = gl_WorkGroupID.x;
-#endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   TL_STAMP(0u);
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
-#ifdef TKV_FUSED_APPEND
-  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
-    append_tail(b, kvh, row_chunk, len, table, tid, WG);
-    return;
-  }
-  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
-#else
-  const uint covered = len;
-#endif
   const uint start = split * pc.chunk;
-  if (start >= covered) {
+  if (start >= len) {
     TL_END(split, false, false);
     return;
   }
-  const uint end = min(covered, start + pc.chunk);
+  const uint end = min(len, start + pc.chunk);
+#ifdef TKV_FUSED_APPEND
+  if (end > len - M) split_append(b, kvh, start, end, len, table, tid);
+#endif
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
@@ -1152,7 +1196,7 @@ void main() {
     if (k4 == 0u) v.x = mx;
     part4[partial_index4(b, kvh, gr, split, k4)] = v;
   }
-  const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
+  const uint n = splits_with_tokens(len, pc.chunk), row0 = row_chunk * ROWS;
   const bool last = arrive_last(group_of(b, kvh, row_chunk), n);
   TL_STAMP(3u);
   if (!last) {
