@@ -1,6 +1,7 @@
-// The fused append of the decode kernels (compiled with TKV_FUSED_APPEND: decode_append,
-// decode_tc_append): one dispatch appends each sequence's M new tokens to the layer and decodes
-// their M queries, what record_append followed by a decode call does in three dispatches.
+// The fused append of the scalar decode kernel (compiled with TKV_FUSED_APPEND: decode_append):
+// one dispatch appends each sequence's M new tokens to the layer and decodes their M queries,
+// what record_append followed by a decode call does in three dispatches. (The tc kernel has no
+// tail: its splits that hold new tokens store them themselves, decode_tc.comp's split_append.)
 //
 // The call's length `len` counts the new tokens; they sit at [old, len), old = len - M. The
 // regular splits cover [0, old) as a decode call over the old tokens would (x = 1 .. splits). One
