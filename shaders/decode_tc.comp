@@ -232,16 +232,14 @@ const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
 const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 #ifdef TKV_FUSED_APPEND
-// A fused dispatch's splits that hold new tokens quantize them first (split_append), with the
-// quantizer's arrays here (a copy of a row, its codes and scales: 520 words, a subgroup quantizing
-// one new row into each; quantize_row.glsl), before the tables: as many copies as the region the
-// tables and outputs need holds, one a subgroup at most, at least 2 (the region then grows: the
-// plan's decode_shared_bytes counts it). The 2 n new rows take 2 n / copies rounds.
-const uint QR_COPY_WORDS = 256u + 256u + 8u;  // a copy: the row, its codes, its scales
-const uint QR_ROOM = 2u * REGION_TO > 2u * QR_COPY_WORDS ? 2u * REGION_TO / QR_COPY_WORDS : 2u;
-const uint QR_COPIES_FIT = QR_ROOM < SUBGROUPS ? QR_ROOM : SUBGROUPS;
-#define QR_COPIES QR_COPIES_FIT
-const uint REGION_Q = (QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
+// A fused dispatch's splits that hold new tokens quantize them (split_append) while the prologue
+// builds the tables: the quantizer's arrays after the tables (where the outputs' room is larger,
+// within it), two copies (a subgroup quantizing one new row into each) of a row's DIM values and
+// codes and its 8 scales, 2 DIM + 8 words each (quantize_row.glsl indexes copies 256 words apart:
+// QR_AT below). The plan's decode_shared_bytes counts them.
+#define QR_COPIES 2u
+const uint QR_COPY_WORDS = 2u * DIM + 8u;
+const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -537,12 +535,16 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #define QR_MIN_SUBGROUP 32u
 uint qr_word(uint i) { return region[i / 2u][i % 2u]; }
 void qr_word_set(uint i, uint v) { region[i / 2u][i % 2u] = v; }
-#define QR_X_GET(i) uintBitsToFloat(qr_word(i))
-#define QR_X_SET(i, v) qr_word_set(i, floatBitsToUint(v))
-#define QR_CODE_GET(i) qr_word(QR_COPIES * 256u + (i))
-#define QR_CODE_SET(i, v) qr_word_set(QR_COPIES * 256u + (i), v)
-#define QR_SCALE_GET(i) qr_word(QR_COPIES * 512u + (i))
-#define QR_SCALE_SET(i, v) qr_word_set(QR_COPIES * 512u + (i), v)
+// Element i of the quantizer's row or codes (copy i / 256, element i % 256 < DIM) at its word
+// after the tables: the values of both copies, then their codes, then their scales.
+const uint QR_BASE = 2u * REGION_T;
+#define QR_AT(i) (((i) >> 8) * DIM + ((i) & 255u))
+#define QR_X_GET(i) uintBitsToFloat(qr_word(QR_BASE + QR_AT(i)))
+#define QR_X_SET(i, v) qr_word_set(QR_BASE + QR_AT(i), floatBitsToUint(v))
+#define QR_CODE_GET(i) qr_word(QR_BASE + QR_COPIES * DIM + QR_AT(i))
+#define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * DIM + QR_AT(i), v)
+#define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
+#define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
 void qr_pool_and(bool is_v, uint word, uint bits) {
   if (is_v) atomicAnd(v1[word], bits);
   else atomicAnd(k1[word], bits);
@@ -567,10 +569,10 @@ RowShape row_shape(bool is_v) {
 
 // The fused append in the splits: the call's length `len` counts the M new tokens, at [old, len),
 // old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
-// A split whose range [start, end) holds new tokens first quantizes their K and V rows (a
-// subgroup a row, QR_COPIES at a time) and stores them in their tiles or rows, then reads them
-// back in its tile loop with the old ones (the pools are coherent in this kernel, and the writes
-// are made visible to the workgroup below). Every row chunk's split of that range stores the same
+// A split whose range [start, end) holds new tokens quantizes their K and V rows on two of its
+// subgroups while the prologue runs on the others, stores them in their tiles or rows, and reads
+// them back in its tile loop with the old ones (the pools are coherent in this kernel, and the
+// writes are made visible to the workgroup by the prologue's barrier). Every row chunk's split of that range stores the same
 // rows: the turbo tiles' atomics set a field's ones before clearing its zeros, so writers of the
 // same bits never undo each other (qr_store_field), and the norms, scales and rows are the same
 // values. No other split reads these tiles: a split's range is whole tiles. (It replaces the tail
@@ -582,20 +584,23 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, 
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
-  const uint C = min(QR_COPIES, 2u * n);
-  for (uint r0 = 0; r0 < 2u * n; r0 += C) {
-    const uint r = r0 + sg;
-    const bool quantizes = sg < C && r < 2u * n;
+  if (sg >= QR_COPIES) return;
+  // Subgroup sg: rows sg, sg + 2, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into its
+  // copy, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one,
+  // the other subgroups meanwhile in the prologue).
+  const QrWork w = QrWork(sg, lane, 32u);
+  for (uint r = sg; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
-    const QrWork w = QrWork(sg, lane, 32u);
     const uint pos = first + r % n;
-    if (quantizes) quantize_new_row(rs, w, b, kvh, pos - old);
-    barrier();
-    if (quantizes) qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
-    barrier();
+    quantize_new_row(rs, w, b, kvh, pos - old);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();  // (the copy is rewritten next)
   }
+  // The stores done before the prologue's barrier, after which the tile loop reads them back.
   memoryBarrierBuffer();
-  barrier();
 }
 #endif
 

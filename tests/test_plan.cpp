@@ -600,29 +600,39 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheQuantizersSharedMemory) {
         EXPECT_LE(p.shared_bytes, 49152u) << type_name(t) << " m " << m;
       }
   // The scalar kernel's tail: a copy of 256 floats, 256 codes and 8 scales; 10 floats a row. The
-  // tc kernel has none; its two copies of the quantizer's arrays sit in its region: as much shared
-  // memory as the plain kernel where that region is larger (llama8b m 1: tables or outputs of
-  // 8 KB), more where it is not (GQA 1: 4 rows of 64 dims).
+  // tc kernel has none; its two copies of the quantizer's arrays (a row's values and codes, 8
+  // scales) follow the tables in its region, which grows where the outputs' room does not hold
+  // both: not at 32K (six subgroups' or more rows' outputs, or no tables), where llama8b turbo3
+  // m 1 at 4K in four subgroups has 8 KB of tables and 8 KB of outputs.
   DecodePlan p;
   p.variant = Variant::tc;
   p.rows = 4;
   EXPECT_EQ(fused_tail_shared_bytes(p), 0u);
   p.variant = Variant::mag4;
   EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 520 + 4 * 4 * 10);
-  for (uint32_t m : {1u, 2u, 3u, 8u}) {
-    DecodeShape plain = llama8b(32768, 1, m);
+  for (uint32_t m : {1u, 2u, 3u, 8u})
+    for (KvType t : {KvType::turbo3, KvType::f16}) {
+      DecodeShape plain = llama8b(32768, 1, m);
+      plain.k_type = plain.v_type = t;
+      const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
+      DecodeShape fused = plain;
+      fused.appends = true;
+      EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << type_name(t) << " m " << m;
+    }
+  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 against 8320 of outputs and (m, l)
+    DecodeShape plain = llama8b(4096);
     const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
     DecodeShape fused = plain;
     fused.appends = true;
-    EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << "m " << m;
+    EXPECT_EQ(tc.workgroup, 128u) << tc.describe();
+    EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc) + 8192 + 2112 - 8320);
   }
   DecodeShape narrow{KvType::f16, KvType::f16, 64, 8, 8, 1, 1, 32768, 64};  // no tables, 1 row
   const auto one_row = plan_decode(caps, narrow, {.variant = Variant::tc});
   DecodeShape narrow_fused = narrow;
   narrow_fused.appends = true;
   const uint32_t grown = decode_shared_bytes(caps, narrow_fused, one_row) - decode_shared_bytes(caps, narrow, one_row);
-  EXPECT_GT(grown, 0u) << one_row.describe();
-  EXPECT_LE(grown, 2u * 4 * 520) << one_row.describe();
+  EXPECT_EQ(grown, 1088u - 1056u) << one_row.describe();  // (2 copies of 136 words; outputs of 132 uvec2)
 }
 
 // A fused call's shape by kernel: the tc kernel's splits cover every token (those that hold the
