@@ -117,8 +117,10 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
     // (A fused dispatch's splits that hold new tokens quantize them during the prologue, in two
-    // copies of the quantizer's arrays after the tables: a row's values and codes, 8 scales.)
-    const uint32_t quantizer = s.appends ? 8 * ((2 * (2 * dim + 8) + 1) / 2) : 0;
+    // copies of the quantizer's arrays after the tables, four for rows16 and more than 4 rows: a
+    // row's values and codes, 8 scales.)
+    const uint32_t copies = p.rows16 || p.rows > 4 ? 4 : 2;
+    const uint32_t quantizer = s.appends ? 8 * ((copies * (2 * dim + 8) + 1) / 2) : 0;
     const uint32_t region = std::max(8 * 16 * tables + quantizer,
                                      8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
     // (rows16: Q's 16 rows' hi halves, then their lo halves)

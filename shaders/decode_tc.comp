@@ -149,7 +149,7 @@ const uint KQ = DIM / 32u;
 
 // The pools. A fused append-decode dispatch (TKV_FUSED_APPEND) also writes them: the splits that
 // hold new tokens store them and read their tiles back (split_append below), through these
-// bindings, coherent so that the reads see the workgroup's writes (and not lines an SM's L1 cache
+// bindings coherent, so that the reads see the workgroup's writes (and not lines an SM's L1 cache
 // took before them); the plain kernels' are read-only.
 #ifdef TKV_FUSED_APPEND
 #define POOL_ACCESS coherent
@@ -162,8 +162,15 @@ layout(std430, binding = 0) POOL_ACCESS buffer KPool4 { uvec4 k4[]; };
 layout(std430, binding = 1) POOL_ACCESS buffer VPool { uint v1[]; };
 layout(std430, binding = 1) POOL_ACCESS buffer VPool4 { uvec4 v4[]; };
 #ifdef TKV_FUSED_APPEND
-layout(std430, binding = 0) POOL_ACCESS buffer KPool16 { uint16_t k16[]; };
-layout(std430, binding = 1) POOL_ACCESS buffer VPool16 { uint16_t v16[]; };
+// The writes go through the pools bound a second time (10: K, 11: V; attention/decoder.cpp), as
+// plain (not coherent) accesses: atomics and stores that need not wait for each other, made
+// visible by one memoryBarrierBuffer before the prologue's barrier (STORES_VISIBLE). (Through
+// the coherent bindings a new row took ~2.4 us to quantize and store on an H100, against ~0.5 in
+// the scalar tail's rounds: session 28, run 3.)
+layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
+layout(std430, binding = 10) buffer KPoolRW16 { uint16_t k_rw16[]; };
+layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
+layout(std430, binding = 11) buffer VPoolRW16 { uint16_t v_rw16[]; };
 #endif
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
@@ -234,10 +241,13 @@ const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 #ifdef TKV_FUSED_APPEND
 // A fused dispatch's splits that hold new tokens quantize them (split_append) while the prologue
 // builds the tables: the quantizer's arrays after the tables (where the outputs' room is larger,
-// within it), two copies (a subgroup quantizing one new row into each) of a row's DIM values and
+// within it), two or four copies (a subgroup quantizing one new row into each) of a row's DIM values and
 // codes and its 8 scales, 2 DIM + 8 words each (quantize_row.glsl indexes copies 256 words apart:
 // QR_AT below). The plan's decode_shared_bytes counts them.
-#define QR_COPIES 2u
+// (rows16 and WIDE, whose outputs' room holds them: four copies, as the M new tokens of more
+// query rows take more rows to quantize.)
+const uint QR_COPIES_FORM = ROWS16 != 0u || WIDE ? 4u : 2u;
+#define QR_COPIES QR_COPIES_FORM
 const uint QR_COPY_WORDS = 2u * DIM + 8u;
 const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
 #else
@@ -546,20 +556,20 @@ const uint QR_BASE = 2u * REGION_T;
 #define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
 #define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
 void qr_pool_and(bool is_v, uint word, uint bits) {
-  if (is_v) atomicAnd(v1[word], bits);
-  else atomicAnd(k1[word], bits);
+  if (is_v) atomicAnd(v_rw[word], bits);
+  else atomicAnd(k_rw[word], bits);
 }
 void qr_pool_or(bool is_v, uint word, uint bits) {
-  if (is_v) atomicOr(v1[word], bits);
-  else atomicOr(k1[word], bits);
+  if (is_v) atomicOr(v_rw[word], bits);
+  else atomicOr(k_rw[word], bits);
 }
 void qr_pool_store(bool is_v, uint word, uint value) {
-  if (is_v) v1[word] = value;
-  else k1[word] = value;
+  if (is_v) v_rw[word] = value;
+  else k_rw[word] = value;
 }
 void qr_pool_store16(bool is_v, uint index, uint value) {
-  if (is_v) v16[index] = uint16_t(value);
-  else k16[index] = uint16_t(value);
+  if (is_v) v_rw16[index] = uint16_t(value);
+  else k_rw16[index] = uint16_t(value);
 }
 #include "new_rows.glsl"
 RowShape row_shape(bool is_v) {
@@ -579,17 +589,21 @@ RowShape row_shape(bool is_v) {
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
-void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid) {
+bool stored_rows = false;  // this invocation stored new rows (split_append): to be made visible
+
+// Subgroups q0 .. q0 + QR_COPIES - 1 quantize and store the split's new rows (rows16 and WIDE:
+// 0 .. 3; the columns of up to 4 rows: 2 and 3, whose query rows 0 and 1 take, columns_split).
+void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid, uint q0) {
   const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
-  if (sg >= QR_COPIES) return;
-  // Subgroup sg: rows sg, sg + 2, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into its
-  // copy, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one,
-  // the other subgroups meanwhile in the prologue).
-  const QrWork w = QrWork(sg, lane, 32u);
-  for (uint r = sg; r < 2u * n; r += QR_COPIES) {
+  if (sg < q0 || sg >= q0 + QR_COPIES) return;
+  // Subgroup q0 + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into
+  // copy i, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one,
+  // the other subgroups meanwhile in the prologue, whose barrier then makes the stores visible).
+  const QrWork w = QrWork(sg - q0, lane, 32u);
+  for (uint r = sg - q0; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
     quantize_new_row(rs, w, b, kvh, pos - old);
@@ -599,9 +613,16 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, 
     subgroupMemoryBarrierShared();
     subgroupBarrier();  // (the copy is rewritten next)
   }
-  // The stores done before the prologue's barrier, after which the tile loop reads them back.
-  memoryBarrierBuffer();
+  stored_rows = true;
 }
+#endif
+
+// Before the prologue's barrier: the new rows' stores (split_append) done, so that every
+// subgroup's tile loop reads them back.
+#ifdef TKV_FUSED_APPEND
+#define STORES_VISIBLE() if (stored_rows) memoryBarrierBuffer()
+#else
+#define STORES_VISIBLE()
 #endif
 
 // Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
@@ -727,6 +748,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
       if (i < QPER) amax = max(amax, query_row(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]));
   if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
+  STORES_VISIBLE();
   barrier();
   const float qs = query_scale(QSG);
   const float unscale = 1.0 / (K_CS * qs);
@@ -921,7 +943,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
 // The split's query rows, tables and tiles in the MMAs' columns (the header; ROWS16: rows16_split),
 // up to the subgroups' states in osh and msh.
 void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
-                   uint lane) {
+                   uint lane, bool pair) {
   const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   // Query rows (scaled), rotated as the cache's K rows were: subgroup sg < 4 holds row sg (and
   // WIDE, row sg + 4), dim lane + 32 i in qv[i] (qv2[i]); further subgroups hold none. The
@@ -929,17 +951,23 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // memory, no barrier (in shared memory, with the 512 atomics of the query scale, they cost ~2 us
   // per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
-  const bool q_rows = sg < 4u;
+  // (pair: a fused split that holds new tokens, whose subgroups 2 and 3 quantize them; 0 and 1
+  // then hold rows sg and sg + 2, split_append.)
+  const bool q_rows = pair ? sg < 2u : sg < 4u;
   float qv[4], qv2[4];
   if (q_rows) {
     float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
-    if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
+    if (WIDE || pair) amax = max(amax, query_row(b, kvh, row_chunk, sg + (WIDE ? 4u : 2u), lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
+  } else if (sg < 4u && lane == 0u) {
+    qmax_sh[sg] = 0.0;
   }
   build_tables(tid);  // meanwhile
+  STORES_VISIBLE();
   barrier();
   const float qs = query_scale(4u);
-  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
+  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los);
+  // pair: also sg + 2 (hi) and sg + 6 (lo).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
       const uint k = k_slot(lane + 32u * i);
@@ -950,6 +978,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         const f16vec2 h2 = split_hilo(qv2[i] * qs);
         frag[(sg + 4u) * DIM + k] = h2.x;
         frag[(sg + 12u) * DIM + k] = h2.y;
+      } else if (pair) {
+        const f16vec2 h2 = split_hilo(qv2[i] * qs);
+        frag[(sg + 2u) * DIM + k] = h2.x;
+        frag[(sg + 6u) * DIM + k] = h2.y;
       }
     }
   barrier();
@@ -1170,14 +1202,19 @@ void main() {
     return;
   }
   const uint end = min(len, start + pc.chunk);
+  // (pair: the columns of up to 4 rows in a fused split that holds new tokens, columns_split)
+  bool pair = false;
 #ifdef TKV_FUSED_APPEND
-  if (end > len - M) split_append(b, kvh, start, end, len, table, tid);
+  if (end > len - M) {
+    pair = ROWS16 == 0u && !WIDE;
+    split_append(b, kvh, start, end, len, table, tid, pair ? 2u : 0u);
+  }
 #endif
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
-  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
+  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane, pair);
   barrier();
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
