@@ -591,9 +591,12 @@ RowShape row_shape(bool is_v) {
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
 bool stored_rows = false;  // this invocation stored new rows (split_append): to be made visible
 
-// Subgroups q0 .. q0 + QR_COPIES - 1 quantize and store the split's new rows (rows16 and WIDE:
-// 0 .. 3; the columns of up to 4 rows: 2 and 3, whose query rows 0 and 1 take, columns_split).
-void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid, uint q0) {
+// Subgroups 0 .. QR_COPIES - 1 quantize and store the split's new rows, before their own query
+// rows. (Session 28, run 4: quantizers on subgroups 2 and 3 while 0 and 1 took two query rows
+// each made that split's prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and
+// store through the plain bindings.)
+void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid) {
+  const uint q0 = 0u;
   const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
@@ -943,7 +946,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
 // The split's query rows, tables and tiles in the MMAs' columns (the header; ROWS16: rows16_split),
 // up to the subgroups' states in osh and msh.
 void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint len, uint first_page, uint tid, uint sg,
-                   uint lane, bool pair) {
+                   uint lane) {
   const uint g = lane >> 2, c = lane & 3u, lane8 = (lane % 16u) * 8u;
   // Query rows (scaled), rotated as the cache's K rows were: subgroup sg < 4 holds row sg (and
   // WIDE, row sg + 4), dim lane + 32 i in qv[i] (qv2[i]); further subgroups hold none. The
@@ -951,23 +954,18 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // memory, no barrier (in shared memory, with the 512 atomics of the query scale, they cost ~2 us
   // per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
-  // (pair: a fused split that holds new tokens, whose subgroups 2 and 3 quantize them; 0 and 1
-  // then hold rows sg and sg + 2, split_append.)
-  const bool q_rows = pair ? sg < 2u : sg < 4u;
+  const bool q_rows = sg < 4u;
   float qv[4], qv2[4];
   if (q_rows) {
     float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
-    if (WIDE || pair) amax = max(amax, query_row(b, kvh, row_chunk, sg + (WIDE ? 4u : 2u), lane, qv2));
+    if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
-  } else if (sg < 4u && lane == 0u) {
-    qmax_sh[sg] = 0.0;
   }
   build_tables(tid);  // meanwhile
   STORES_VISIBLE();
   barrier();
   const float qs = query_scale(4u);
-  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los);
-  // pair: also sg + 2 (hi) and sg + 6 (lo).
+  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
       const uint k = k_slot(lane + 32u * i);
@@ -978,10 +976,6 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         const f16vec2 h2 = split_hilo(qv2[i] * qs);
         frag[(sg + 4u) * DIM + k] = h2.x;
         frag[(sg + 12u) * DIM + k] = h2.y;
-      } else if (pair) {
-        const f16vec2 h2 = split_hilo(qv2[i] * qs);
-        frag[(sg + 2u) * DIM + k] = h2.x;
-        frag[(sg + 6u) * DIM + k] = h2.y;
       }
     }
   barrier();
@@ -1202,19 +1196,14 @@ void main() {
     return;
   }
   const uint end = min(len, start + pc.chunk);
-  // (pair: the columns of up to 4 rows in a fused split that holds new tokens, columns_split)
-  bool pair = false;
 #ifdef TKV_FUSED_APPEND
-  if (end > len - M) {
-    pair = ROWS16 == 0u && !WIDE;
-    split_append(b, kvh, start, end, len, table, tid, pair ? 2u : 0u);
-  }
+  if (end > len - M) split_append(b, kvh, start, end, len, table, tid);
 #endif
 
   const uint first_page = start / PAGE_SIZE;
   for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
   if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
-  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane, pair);
+  else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   barrier();
 
   // Merge the subgroups and write the split's partials (m, l, o); the group's last split merges
