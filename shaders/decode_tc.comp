@@ -147,30 +147,45 @@ const uint V_REGION = V_ROWS ? PAGE_SIZE * (V_TILE + (V_Q8 ? V_SW : 0u)) : PAGE_
 // (q8_0), and q8_0's 32-dim blocks.
 const uint KQ = DIM / 32u;
 
-// The pools. A fused append-decode dispatch (TKV_FUSED_APPEND) also writes them: the splits that
-// hold new tokens store them and read their tiles back (split_append below), through these
-// bindings coherent, so that the reads see the workgroup's writes (and not lines an SM's L1 cache
-// took before them); the plain kernels' are read-only.
+// The pools, read-only to the driver. A fused append-decode dispatch (TKV_FUSED_APPEND) also
+// writes them: the splits that hold new tokens store them (split_append below) through the pools
+// bound a second time (10: K, 11: V; attention/decoder.cpp), as plain accesses (atomics and
+// stores that need not wait for each other; through coherent bindings a new row took ~2.4 us to
+// quantize and store on an H100, against ~0.8 through plain ones: session 28, runs 3-4), made
+// visible by one memoryBarrierBuffer before the prologue's barrier (STORES_VISIBLE); and read the
+// tiles that hold new tokens back through coherent views of those bindings (kc1 .., FRESH), so
+// that no line an SM's L1 cache took before the writes is read (a line may hold another split's
+// or KV head's bytes too). Every other tile is read as by the plain kernel. (Every read coherent,
+// session 28 runs 3-4: q8_0's fused calls at 32K 0.2-0.6% -> 5.6% of the step.)
+layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
+layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
+layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
+layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
+layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
 #ifdef TKV_FUSED_APPEND
-#define POOL_ACCESS coherent
-#else
-#define POOL_ACCESS readonly
-#endif
-layout(std430, binding = 0) POOL_ACCESS buffer KPool { uint k1[]; };
-layout(std430, binding = 0) POOL_ACCESS buffer KPool2 { uvec2 k2[]; };
-layout(std430, binding = 0) POOL_ACCESS buffer KPool4 { uvec4 k4[]; };
-layout(std430, binding = 1) POOL_ACCESS buffer VPool { uint v1[]; };
-layout(std430, binding = 1) POOL_ACCESS buffer VPool4 { uvec4 v4[]; };
-#ifdef TKV_FUSED_APPEND
-// The writes go through the pools bound a second time (10: K, 11: V; attention/decoder.cpp), as
-// plain (not coherent) accesses: atomics and stores that need not wait for each other, made
-// visible by one memoryBarrierBuffer before the prologue's barrier (STORES_VISIBLE). (Through
-// the coherent bindings a new row took ~2.4 us to quantize and store on an H100, against ~0.5 in
-// the scalar tail's rounds: session 28, run 3.)
 layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
 layout(std430, binding = 10) buffer KPoolRW16 { uint16_t k_rw16[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC { uint kc1[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC2 { uvec2 kc2[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC4 { uvec4 kc4[]; };
 layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
 layout(std430, binding = 11) buffer VPoolRW16 { uint16_t v_rw16[]; };
+layout(std430, binding = 11) coherent readonly buffer VPoolC { uint vc1[]; };
+layout(std430, binding = 11) coherent readonly buffer VPoolC4 { uvec4 vc4[]; };
+uint fresh_from = 0xffffffffu;  // the call's first new token (main): its tile and later ones are fresh
+#define FRESH(tb) ((tb) + TILE > fresh_from)
+#define K1(i, f) ((f) ? kc1[i] : k1[i])
+#define K2(i, f) ((f) ? kc2[i] : k2[i])
+#define K4(i, f) ((f) ? kc4[i] : k4[i])
+#define V1(i, f) ((f) ? vc1[i] : v1[i])
+#define V4(i, f) ((f) ? vc4[i] : v4[i])
+#else
+#define FRESH(tb) false
+#define K1(i, f) k1[i]
+#define K2(i, f) k2[i]
+#define K4(i, f) k4[i]
+#define V1(i, f) v1[i]
+#define V4(i, f) v4[i]
 #endif
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
@@ -410,63 +425,65 @@ uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE
 
 // The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
 // scales each their own way).
-void fetch_k_words(uint kt, uint lane, out uint kw[K_LW]) {
+void fetch_k_words(uint kt, uint lane, bool f, out uint kw[K_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (K_Q8) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
-        const uvec2 w = READS ? k2[(kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u] : uvec2(0u);
+        const uvec2 w = READS ? K2((kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u, f) : uvec2(0u);
         kw[2u * (KQ * h + b)] = w.x;
         kw[2u * (KQ * h + b) + 1u] = w.y;
       }
   } else if (K_ROWS) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint i = 0; i < KQ; ++i) {
-        const uvec4 w = READS ? k4[(kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u] : uvec4(0u);
+        const uvec4 w = READS ? K4((kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) kw[4u * (KQ * h + i) + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? K1(kt + 32u * i + lane, f) : 0u;
   }
 }
 
 void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  fetch_k_words(kt, lane, kw);
+  const bool f = FRESH(tb);
+  fetch_k_words(kt, lane, f, kw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
+      ks[K_SW * h + i] = READS && K_Q8 ? K1(kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i, f) : 0u;
   // (norms of tokens g and g + 8; rows have none)
-  kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
+  kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
 
-void fetch_v_words(uint vt, uint lane, out uint vw[V_LW]) {
+void fetch_v_words(uint vt, uint lane, bool f, out uint vw[V_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (V_Q8) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
         const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        vw[KQ * u + b] = READS ? v1[vt + t * V_TILE + 8u * b + g] : 0u;
+        vw[KQ * u + b] = READS ? V1(vt + t * V_TILE + 8u * b + g, f) : 0u;
       }
   } else if (V_ROWS) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {
         const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        const uvec4 w = READS ? v4[(vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u] : uvec4(0u);
+        const uvec4 w = READS ? V4((vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) vw[BLOCKS * u + 4u * i + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? V1(vt + 32u * i + lane, f) : 0u;
   }
 }
 
 void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  fetch_v_words(vt, lane, vw);
+  const bool f = FRESH(tb);
+  fetch_v_words(vt, lane, f, vw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
-  vn = READS && !V_ROWS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
+      vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
+  vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
 
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
@@ -685,21 +702,23 @@ void build_tables(uint tid) {
 const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
 void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  fetch_k_words(kt, lane, kw);
-  kn = READS && !K_ROWS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u])
+  const bool f = FRESH(tb);
+  fetch_k_words(kt, lane, f, kw);
+  kn = READS && !K_ROWS ? uvec2(K1(kt + 4u * K_BITS_ROW + 2u * c, f), K1(kt + 4u * K_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      if (K_Q8) ks[t * K_SW + i] = READS ? k1[kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i] : 0u;
+      if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
 }
 void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  fetch_v_words(vt, lane, vw);
-  vn = READS && !V_ROWS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u])
+  const bool f = FRESH(tb);
+  fetch_v_words(vt, lane, f, vw);
+  vn = READS && !V_ROWS ? uvec2(V1(vt + 4u * V_BITS_ROW + 2u * c, f), V1(vt + 4u * V_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      if (V_Q8) vs[t * V_SW + i] = READS ? v1[vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i] : 0u;
+      if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
 }
 
 // ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
@@ -1197,6 +1216,7 @@ void main() {
   }
   const uint end = min(len, start + pc.chunk);
 #ifdef TKV_FUSED_APPEND
+  fresh_from = len - M;
   if (end > len - M) split_append(b, kvh, start, end, len, table, tid);
 #endif
 
