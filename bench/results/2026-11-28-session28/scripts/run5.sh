@@ -10,8 +10,8 @@
 # 4K: q8_0 ~2-4%, turbo within ~1 point of base or better.
 source bench/gpu_prelude.sh
 for l in base main; do
-  TKV_PIPELINE_STATS=1 TKV_LOG=info labeled regs.txt "1 $l" $l 60 "registers|spill|stack|rror" $P timeline --fused --types turbo3,q8_0 --ctx 32k,4100 --repeat 2
-  TKV_PIPELINE_STATS=1 TKV_LOG=info labeled regs.txt "1 $l plain" $l 60 "registers|spill|stack|rror" $P profile --types turbo3,q8_0 --ctx 32k,4100 --modes 0 --repeat 2
+  TKV_PIPELINE_STATS=1 TKV_LOG=info labeled regs.txt "1 $l" $l 60 "built pipeline decode|rror" $P timeline --fused --types turbo3,q8_0 --ctx 32k,4100 --repeat 2
+  TKV_PIPELINE_STATS=1 TKV_LOG=info labeled regs.txt "1 $l plain" $l 60 "built pipeline decode|rror" $P profile --types turbo3,q8_0 --ctx 32k,4100 --modes 0 --repeat 2
 done
 lg "regs"
 tst app 200 build-slim/tests/test_append_decode
@@ -22,6 +22,6 @@ for l in base main; do
 done
 lg "bench"
 cat $R/progress.txt
-cut -c1-200 $R/regs.txt | sort | uniq | head -40
+sed -E "s/.*built pipeline //" $R/regs.txt | sort | uniq | cut -c1-220 | head -40
 awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' $R/append.txt
 cut -c1-250 $R/tl.txt
