@@ -22,6 +22,6 @@ for l in base main; do
 done
 lg "bench"
 cat $R/progress.txt
-sed -E "s/.*built pipeline //" $R/regs.txt | sort | uniq | cut -c1-220 | head -40
+sed -E 's/\[20[^]]*\] \[info\] turbokv: built pipeline //' $R/regs.txt | sort | uniq | cut -c1-220 | head -40
 awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' $R/append.txt
 cut -c1-250 $R/tl.txt
