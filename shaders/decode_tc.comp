@@ -149,10 +149,11 @@ const uint KQ = DIM / 32u;
 
 // The pools, read-only to the driver. A fused append-decode dispatch (TKV_FUSED_APPEND) also
 // writes them: the splits that hold new tokens store them (split_append below) through the pools
-// bound a second time (10: K, 11: V; attention/decoder.cpp), as plain accesses (atomics and
-// stores that need not wait for each other; through coherent bindings a new row took ~2.4 us to
-// quantize and store on an H100, against ~0.8 through plain ones: session 28, runs 3-4), made
-// visible by one memoryBarrierBuffer before the prologue's barrier (STORES_VISIBLE); and read the
+// bound a second time (10: K, 11: V; attention/decoder.cpp), as relaxed atomics only (which need
+// not wait for each other; through coherent bindings, with plain stores among them, a new row
+// took ~2.4 us to quantize and store on an H100, against ~0.8 through plain ones: session 28,
+// runs 3-4), made visible by memory barriers on each side of the prologue's barrier
+// (STORES_VISIBLE, STORES_SEEN); and read the
 // tiles that hold new tokens back through coherent views of those bindings (kc1 .., FRESH), so
 // that no line an SM's L1 cache took before the writes is read (a line may hold another split's
 // or KV head's bytes too). Every other tile is read as by the plain kernel. (Every read coherent,
@@ -164,12 +165,10 @@ layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
 layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
 #ifdef TKV_FUSED_APPEND
 layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
-layout(std430, binding = 10) buffer KPoolRW16 { uint16_t k_rw16[]; };
 layout(std430, binding = 10) coherent readonly buffer KPoolC { uint kc1[]; };
 layout(std430, binding = 10) coherent readonly buffer KPoolC2 { uvec2 kc2[]; };
 layout(std430, binding = 10) coherent readonly buffer KPoolC4 { uvec4 kc4[]; };
 layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
-layout(std430, binding = 11) buffer VPoolRW16 { uint16_t v_rw16[]; };
 layout(std430, binding = 11) coherent readonly buffer VPoolC { uint vc1[]; };
 layout(std430, binding = 11) coherent readonly buffer VPoolC4 { uvec4 vc4[]; };
 uint fresh_from = 0xffffffffu;  // the call's first new token (main): its tile and later ones are fresh
@@ -580,13 +579,18 @@ void qr_pool_or(bool is_v, uint word, uint bits) {
   if (is_v) atomicOr(v_rw[word], bits);
   else atomicOr(k_rw[word], bits);
 }
+// Stores as atomics too (ones set, then zeros cleared, as qr_store_field: the row chunks' writers
+// of the same values never undo each other): relaxed atomics are what a release barrier orders
+// under the Vulkan memory model, where plain stores stay private to their invocation, and unlike
+// stores through coherent bindings they need not wait for each other (session 28, run 3).
 void qr_pool_store(bool is_v, uint word, uint value) {
-  if (is_v) v_rw[word] = value;
-  else k_rw[word] = value;
+  qr_pool_or(is_v, word, value);
+  qr_pool_and(is_v, word, value);
 }
 void qr_pool_store16(bool is_v, uint index, uint value) {
-  if (is_v) v_rw16[index] = uint16_t(value);
-  else k_rw16[index] = uint16_t(value);
+  const uint sh = 16u * (index & 1u), v = (value & 0xffffu) << sh;
+  qr_pool_or(is_v, index >> 1, v);
+  qr_pool_and(is_v, index >> 1, v | ~(0xffffu << sh));
 }
 #include "new_rows.glsl"
 RowShape row_shape(bool is_v) {
@@ -641,8 +645,11 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, 
 // subgroup's tile loop reads them back.
 #ifdef TKV_FUSED_APPEND
 #define STORES_VISIBLE() if (stored_rows) memoryBarrierBuffer()
+// (after it: GLSL's barrier orders shared memory only; this acquires the buffers' writes)
+#define STORES_SEEN() memoryBarrierBuffer()
 #else
 #define STORES_VISIBLE()
+#define STORES_SEEN()
 #endif
 
 // Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
@@ -772,6 +779,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   build_tables(tid);
   STORES_VISIBLE();
   barrier();
+  STORES_SEEN();
   const float qs = query_scale(QSG);
   const float unscale = 1.0 / (K_CS * qs);
   // Q's rows, row-major (dims in K's fragment slots) in frag: their hi halves, loaded as qa, then
@@ -983,6 +991,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   build_tables(tid);  // meanwhile
   STORES_VISIBLE();
   barrier();
+  STORES_SEEN();
   const float qs = query_scale(4u);
   // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
   [[unroll]] for (uint i = 0; i < 4u; ++i)

@@ -2,7 +2,8 @@
 # Session 28, GPU call 5: NOT RUN (the session's device time was spent); for the next session.
 # carry [".gl", ".pk"]; pack: `bash bench/pack_gpu.sh base=b069712:turboprof,bench_append` on
 # branch split-append at its last commit. main = run4's plain writes, the quantizers on subgroups
-# 0 and 1 beside their own query rows (no pairing), and only the tiles that hold new tokens read
+# 0 and 1 beside their own query rows (no pairing), every pool write a relaxed atomic (barriers on
+# each side of the prologue's), and only the tiles that hold new tokens read
 # through coherent views (every other tile as the plain kernel reads it).
 # First the fused and plain pipelines' registers and spills (the 32K cost of runs 3-4 must be in
 # every split), then the tests, then bench_append at 4K and 32K, every type, base / main.
