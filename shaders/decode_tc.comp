@@ -600,13 +600,13 @@ RowShape row_shape(bool is_v) {
 
 // The fused append in the splits: the call's length `len` counts the M new tokens, at [old, len),
 // old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
-// A split whose range [start, end) holds new tokens quantizes their K and V rows on two of its
-// subgroups while the prologue runs on the others, stores them in their tiles or rows, and reads
-// them back in its tile loop with the old ones (the pools are coherent in this kernel, and the
-// writes are made visible to the workgroup by the prologue's barrier). Every row chunk's split of that range stores the same
-// rows: the turbo tiles' atomics set a field's ones before clearing its zeros, so writers of the
-// same bits never undo each other (qr_store_field), and the norms, scales and rows are the same
-// values. No other split reads these tiles: a split's range is whole tiles. (It replaces the tail
+// A split whose range [start, end) holds new tokens quantizes their K and V rows on its first
+// subgroups (before their query rows; the others meanwhile in the prologue), stores them in
+// their tiles or rows, and reads them back in its tile loop with the old ones (those tiles
+// through coherent views, FRESH; the writes made visible around the prologue's barrier). Every
+// row chunk's split of that range stores the same rows: every write is an atomic that sets its
+// ones before clearing its zeros, so writers of the same bits never undo each other
+// (qr_store_field, qr_pool_store). No other split reads these tiles: a split's range is whole tiles. (It replaces the tail
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
@@ -617,17 +617,15 @@ bool stored_rows = false;  // this invocation stored new rows (split_append): to
 // each made that split's prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and
 // store through the plain bindings.)
 void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid) {
-  const uint q0 = 0u;
   const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
-  if (sg < q0 || sg >= q0 + QR_COPIES) return;
-  // Subgroup q0 + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into
-  // copy i, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one,
-  // the other subgroups meanwhile in the prologue, whose barrier then makes the stores visible).
-  const QrWork w = QrWork(sg - q0, lane, 32u);
-  for (uint r = sg - q0; r < 2u * n; r += QR_COPIES) {
+  if (sg >= QR_COPIES) return;
+  // Subgroup i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into
+  // copy i, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one).
+  const QrWork w = QrWork(sg, lane, 32u);
+  for (uint r = sg; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
     quantize_new_row(rs, w, b, kvh, pos - old);
