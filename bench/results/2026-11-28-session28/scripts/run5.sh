@@ -15,6 +15,10 @@ for l in base main; do
   TKV_PIPELINE_STATS=1 TKV_LOG=info labeled regs.txt "1 $l plain" $l 60 "built pipeline decode|rror" $P profile --types turbo3,q8_0 --ctx 32k,4100 --modes 0 --repeat 2
 done
 lg "regs"
+# The fused q8_0 pipeline's machine code at 32K, base / main (LDG forms, MEMBAR, LDL / STL).
+sass fq8 base timeline --fused --types q8_0 --ctx 32k --repeat 2
+sass fq8m main timeline --fused --types q8_0 --ctx 32k --repeat 2
+lg "sass"
 tst app 200 build-slim/tests/test_append_decode
 for l in base main; do
   labeled append.txt "1 $l 4k" $l 100 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
