@@ -444,15 +444,18 @@ void fetch_k_words(uint kt, uint lane, bool f, out uint kw[K_LW]) {
   }
 }
 
-void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  const bool f = FRESH(tb);
   fetch_k_words(kt, lane, f, kw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
       ks[K_SW * h + i] = READS && K_Q8 ? K1(kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i, f) : 0u;
   // (norms of tokens g and g + 8; rows have none)
   kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+}
+void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+  [[dont_flatten]] if (FRESH(tb)) fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+  else fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
 }
 
 void fetch_v_words(uint vt, uint lane, bool f, out uint vw[V_LW]) {
@@ -475,14 +478,17 @@ void fetch_v_words(uint vt, uint lane, bool f, out uint vw[V_LW]) {
   }
 }
 
-void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  const bool f = FRESH(tb);
   fetch_v_words(vt, lane, f, vw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
       vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
   vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+}
+void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+  [[dont_flatten]] if (FRESH(tb)) fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+  else fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
 }
 
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
@@ -611,21 +617,29 @@ RowShape row_shape(bool is_v) {
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
 bool stored_rows = false;  // this invocation stored new rows (split_append): to be made visible
+bool fresh_split = false;  // (uniform) this split's range holds new tokens (main)
+uint fresh_table = 0u;     // the sequence's page table (main)
 
-// Subgroups 0 .. QR_COPIES - 1 quantize and store the split's new rows, before their own query
-// rows. (Session 28, run 4: quantizers on subgroups 2 and 3 while 0 and 1 took two query rows
-// each made that split's prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and
-// store through the plain bindings.)
-void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, uint tid) {
+// Subgroups QR_FIRST .. QR_FIRST + QR_COPIES - 1 quantize and store the split's new rows: where
+// six subgroups take up to 4 rows, 4 and 5, which hold no query rows; else 0 .., beside their own
+// query rows, whose loads the split function issues before this (query_load) and uses after
+// (query_finish), so that the two rows' loads are in flight together. (Session 28, run 4:
+// quantizers on subgroups 2 and 3 while 0 and 1 took two query rows each made that split's
+// prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and store through the plain
+// bindings.)
+const uint QR_FIRST = ROWS16 == 0u && !WIDE && SUBGROUPS >= 6u ? 4u : 0u;
+void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
-  if (sg >= QR_COPIES) return;
-  // Subgroup i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each quantized into
-  // copy i, then stored (its lanes read each other's codes: a subgroup barrier; no workgroup one).
-  const QrWork w = QrWork(sg, lane, 32u);
-  for (uint r = sg; r < 2u * n; r += QR_COPIES) {
+  if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
+  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
+  // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
+  // workgroup one).
+  const uint copy = sg - QR_FIRST, table = fresh_table;
+  const QrWork w = QrWork(copy, lane, 32u);
+  for (uint r = copy; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
     quantize_new_row(rs, w, b, kvh, pos - old);
@@ -643,17 +657,23 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint table, 
 // subgroup's tile loop reads them back.
 #ifdef TKV_FUSED_APPEND
 #define STORES_VISIBLE() if (stored_rows) memoryBarrierBuffer()
-// (after it: GLSL's barrier orders shared memory only; this acquires the buffers' writes)
-#define STORES_SEEN() memoryBarrierBuffer()
+// (after it: GLSL's barrier orders shared memory only; this acquires the buffers' writes, in the
+// split that reads them alone: a memory barrier waits for the invocation's loads in flight, in
+// every split the first tile's)
+#define STORES_SEEN() if (fresh_split) memoryBarrierBuffer()
+// The split's new rows, if it holds any (split_append), between its query rows' loads and the rest.
+#define FRESH_ROWS(b, kvh, start, end, len, tid) if (fresh_split) split_append(b, kvh, start, end, len, tid)
 #else
 #define STORES_VISIBLE()
 #define STORES_SEEN()
+#define FRESH_ROWS(b, kvh, start, end, len, tid)
 #endif
 
 // Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
 // as the cache's K rows were: dim lane + 32 i in x[i], zeros past the rows. Returns the
 // subgroup's largest |x|.
-float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x[4]) {
+// (In two parts: query_load, then query_finish, so that other loads can be in flight with its.)
+void query_load(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x[4]) {
   const uint QV = DIM / 32u;
   const uint gr = row_chunk * ROWS + j;
   const bool live = j < ROWS && gr < RM;
@@ -662,6 +682,9 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
     const uint d = lane + 32u * i;
     x[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * (K_ROWS ? 1.0 : sign1(d)) : 0.0;
   }
+}
+float query_finish(uint lane, inout float x[4]) {
+  const uint QV = DIM / 32u;
   if (!K_ROWS) {
     TKV_HADAMARD_REGISTERS(x, 4u, QV, DIM, lane, 32u)
   }
@@ -705,9 +728,8 @@ void build_tables(uint tid) {
 // the norms of tokens 2c, 2c + 8 (kn.x) and 2c + 1, 2c + 9 (kn.y) (a tile's norm word w holds
 // tokens w and w + 8; rows: 1), q8_0's scales of token 8h + 2c + e at (2h + e) x K_SW.
 const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
-void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  const bool f = FRESH(tb);
   fetch_k_words(kt, lane, f, kw);
   kn = READS && !K_ROWS ? uvec2(K1(kt + 4u * K_BITS_ROW + 2u * c, f), K1(kt + 4u * K_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
@@ -715,15 +737,22 @@ void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW],
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
       if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
 }
-void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+  [[dont_flatten]] if (FRESH(tb)) fetch_k16_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+  else fetch_k16_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+}
+void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  const bool f = FRESH(tb);
   fetch_v_words(vt, lane, f, vw);
   vn = READS && !V_ROWS ? uvec2(V1(vt + 4u * V_BITS_ROW + 2u * c, f), V1(vt + 4u * V_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
       if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
+}
+void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+  [[dont_flatten]] if (FRESH(tb)) fetch_v16_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+  else fetch_v16_as(tb, lane, kvh, first_page, false, vw, vn, vs);
 }
 
 // ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
@@ -772,7 +801,11 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   float amax = 0.0;
   if (q_rows)
     [[unroll]] for (uint i = 0; i < 4u; ++i)
-      if (i < QPER) amax = max(amax, query_row(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]));
+      if (i < QPER) query_load(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]);
+  FRESH_ROWS(b, kvh, start, end, len, tid);
+  if (q_rows)
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      if (i < QPER) amax = max(amax, query_finish(lane, qv[i]));
   if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
   STORES_VISIBLE();
@@ -982,8 +1015,13 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   const bool q_rows = sg < 4u;
   float qv[4], qv2[4];
   if (q_rows) {
-    float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
-    if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
+    query_load(b, kvh, row_chunk, sg, lane, qv);
+    if (WIDE) query_load(b, kvh, row_chunk, sg + 4u, lane, qv2);
+  }
+  FRESH_ROWS(b, kvh, start, end, len, tid);
+  if (q_rows) {
+    float amax = query_finish(lane, qv);
+    if (WIDE) amax = max(amax, query_finish(lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
   }
   build_tables(tid);  // meanwhile
@@ -1224,7 +1262,8 @@ void main() {
   const uint end = min(len, start + pc.chunk);
 #ifdef TKV_FUSED_APPEND
   fresh_from = len - M;
-  if (end > len - M) split_append(b, kvh, start, end, len, table, tid);
+  fresh_split = end > fresh_from;
+  fresh_table = table;
 #endif
 
   const uint first_page = start / PAGE_SIZE;
