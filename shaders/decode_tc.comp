@@ -496,6 +496,13 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
   fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 }
+// A tile below a subgroup's first (the tile loops run from a subgroup's last tile down): none
+// holds new tokens, so its loads need no branch in the loop.
+void fetch_tile_old(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
+                    out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
+  fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+  fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
+}
 
 // Rows: K block kb's A fragment (tokens g, g + 8 x k 2c, 2c + 8: slots 2 kb, 2 kb + 1 of each
 // token's words, k_slot).
@@ -840,17 +847,20 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
   uvec2 kn, vn;
-  if (start + sg * TILE < end) {
-    fetch_k16(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
-    if (PREFETCH) fetch_v16(start + sg * TILE, lane, kvh, first_page, vw, vn, vs);
+  // The subgroup's tiles from its last down (TILES_DOWN): the first fetch may hold new tokens.
+  const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
+  uint tb = tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP;
+  if (tiles > 0u) {
+    fetch_k16(tb, lane, kvh, first_page, kw, kn, ks);
+    if (PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
   }
 
-  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+  for (uint left = tiles; left > 0u; --left, tb -= STEP) {
     uint nkw[K_LW], nvw[V_LW], nks[K_SW4], nvs[V_SW4];
     uvec2 nkn, nvn;
-    if (PREFETCH && tb + STEP < end) {
-      fetch_k16(tb + STEP, lane, kvh, first_page, nkw, nkn, nks);
-      fetch_v16(tb + STEP, lane, kvh, first_page, nvw, nvn, nvs);
+    if (PREFETCH && left > 1u) {
+      fetch_k16_as(tb - STEP, lane, kvh, first_page, false, nkw, nkn, nks);
+      fetch_v16_as(tb - STEP, lane, kvh, first_page, false, nvw, nvn, nvs);
     }
     if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
 
@@ -890,7 +900,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && tb + STEP < end) fetch_k16(tb + STEP, lane, kvh, first_page, kw, kn, ks);
+    if (!PREFETCH && left > 1u) fetch_k16_as(tb - STEP, lane, kvh, first_page, false, kw, kn, ks);
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
       [[unroll]] for (uint i = 0; i < 8u; ++i)
         if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
@@ -1062,14 +1072,18 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
-  if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
-  if (!PREFETCH && start + sg * TILE < end) fetch_k(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
+  // The subgroup's tiles from its last down to its first, tb0 (a split's new tokens, in a fused
+  // call, are in its last tiles: only the first fetch may hold them, TILES_DOWN).
+  const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
+  uint tb = tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP;
+  if (PREFETCH && tiles > 0u) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
+  if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
 
-  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+  for (uint left = tiles; left > 0u; --left, tb -= STEP) {
     // The next tile's words, in flight while this one is computed (rows: this tile's V; the next
     // one's K below).
     uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
-    if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
+    if (PREFETCH && left > 1u) fetch_tile_old(tb - STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
     if (!PREFETCH) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
@@ -1123,7 +1137,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && tb + STEP < end) fetch_k(tb + STEP, lane, kvh, first_page, kw, kn, ks);
+    if (!PREFETCH && left > 1u) fetch_k_as(tb - STEP, lane, kvh, first_page, false, kw, kn, ks);
     // Masks: rows past the group's, tokens past the split's end, before a row's window or after
     // its own position; a tile inside every row's range (most of them) needs only the rows'.
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
