@@ -172,12 +172,16 @@ layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
 layout(std430, binding = 11) coherent readonly buffer VPoolC { uint vc1[]; };
 layout(std430, binding = 11) coherent readonly buffer VPoolC4 { uvec4 vc4[]; };
 uint fresh_from = 0xffffffffu;  // the call's first new token (main): its tile and later ones are fresh
+uint fresh_len = 0u;             // and the call's length: new tokens [fresh_from, fresh_len)
+bool fresh_split = false;        // (uniform) this split's range holds new tokens (main)
+uint fresh_table = 0u;           // the sequence's page table (main)
 #define FRESH(tb) ((tb) + TILE > fresh_from)
-#define K1(i, f) ((f) ? kc1[i] : k1[i])
-#define K2(i, f) ((f) ? kc2[i] : k2[i])
-#define K4(i, f) ((f) ? kc4[i] : k4[i])
-#define V1(i, f) ((f) ? vc1[i] : v1[i])
-#define V4(i, f) ((f) ? vc4[i] : v4[i])
+// (Turbo sides read their new tokens' tiles plainly and patch them from the overlay, below.)
+#define K1(i, f) ((f) && K_ROWS ? kc1[i] : k1[i])
+#define K2(i, f) ((f) && K_ROWS ? kc2[i] : k2[i])
+#define K4(i, f) ((f) && K_ROWS ? kc4[i] : k4[i])
+#define V1(i, f) ((f) && V_ROWS ? vc1[i] : v1[i])
+#define V4(i, f) ((f) && V_ROWS ? vc4[i] : v4[i])
 #else
 #define FRESH(tb) false
 #define K1(i, f) k1[i]
@@ -263,7 +267,20 @@ const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 const uint QR_COPIES_FORM = ROWS16 != 0u || WIDE ? 4u : 2u;
 #define QR_COPIES QR_COPIES_FORM
 const uint QR_COPY_WORDS = 2u * DIM + 8u;
-const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
+// The overlay, after them (turbo sides; rows are read back): for each tile that can hold new
+// tokens (one for M = 1, else two, by the tile's parity), the new tokens' bits of each of its
+// words (OV_SET; the bits they own follow from the tile's layout and which tokens are new:
+// k_new_mask, v_new_mask), K's tile then V's; then each tile's first words in the pool (OV_TILE,
+// K and V) and its first token (OV_TB). The split that holds new tokens records their bits as it
+// quantizes (qr_pool_or), patches its first fetch of such a tile with them (ov_apply), and stores
+// them in the pool after its tile loop (ov_flush): no barrier between its stores and its reads.
+// (Session 29, run 2: stores and their release before the prologue's barrier made that split's
+// prologue 5.15 us, 4.32 without the stores; turbo3's fused step 7-10% of the decode step at 4K,
+// 3.1-3.7% without them.)
+const uint OV_K = K_ROWS ? 0u : K_TILE, OV_V = V_ROWS ? 0u : V_TILE, OV_SIDE = OV_K + OV_V;
+const uint OV_SLOTS = M > 1u ? 2u : 1u, OV_WORDS = OV_SLOTS * OV_SIDE;
+const uint OV_ALL = OV_SIDE != 0u ? OV_WORDS + 3u * OV_SLOTS : 0u;  // (with the tiles' words and tokens)
+const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + OV_ALL + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -422,6 +439,34 @@ uint v_region(uint tb, uint kvh, uint first_page) {
 }
 uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * V_TILE; }
 
+// A turbo side's words of a tile that holds new tokens (f), loaded plainly, with their bits from
+// the overlay (ov_apply, below); then NORMS (a statement, the norms likewise, `o` the tile's slot).
+#ifdef TKV_FUSED_APPEND
+uint ov_slot(uint tb);
+uint ov_new(uint tb);
+uint ov_apply(uint i, uint w, uint mask);
+uint k_new_mask(uint i, uint nw, uint lane);
+uint v_new_mask(uint i, uint nw, uint lane);
+uint norm_new_mask(uint w, uint nw);
+#define OV_PATCH_K(f, tb, kw, NORMS)                                                               \
+  if ((f) && !K_ROWS && READS) {                                                                    \
+    const uint o = ov_slot(tb), nw = ov_new(tb);                                                    \
+    [[unroll]] for (uint i = 0; i < K_LW; ++i)                                                      \
+      kw[i] = ov_apply(o + 32u * i + lane, kw[i], k_new_mask(i, nw, lane));                         \
+    NORMS;                                                                                          \
+  }
+#define OV_PATCH_V(f, tb, vw, NORMS)                                                               \
+  if ((f) && !V_ROWS && READS) {                                                                    \
+    const uint o = ov_slot(tb) + OV_K, nw = ov_new(tb);                                             \
+    [[unroll]] for (uint i = 0; i < V_LW; ++i)                                                      \
+      vw[i] = ov_apply(o + 32u * i + lane, vw[i], v_new_mask(i, nw, lane));                         \
+    NORMS;                                                                                          \
+  }
+#else
+#define OV_PATCH_K(f, tb, kw, NORMS)
+#define OV_PATCH_V(f, tb, vw, NORMS)
+#endif
+
 // The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
 // scales each their own way).
 void fetch_k_words(uint kt, uint lane, bool f, out uint kw[K_LW]) {
@@ -452,6 +497,7 @@ void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
       ks[K_SW * h + i] = READS && K_Q8 ? K1(kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i, f) : 0u;
   // (norms of tokens g and g + 8; rows have none)
   kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+  OV_PATCH_K(f, tb, kw, kn = ov_apply(o + 4u * K_BITS_ROW + lane / 4u, kn, norm_new_mask(lane / 4u, nw)));
 }
 void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   [[dont_flatten]] if (FRESH(tb)) fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
@@ -485,6 +531,7 @@ void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
       vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
   vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+  OV_PATCH_V(f, tb, vw, vn = ov_apply(o + 4u * V_BITS_ROW + lane / 4u, vn, norm_new_mask(lane / 4u, nw)));
 }
 void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   [[dont_flatten]] if (FRESH(tb)) fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
@@ -584,13 +631,98 @@ const uint QR_BASE = 2u * REGION_T;
 #define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * DIM + QR_AT(i), v)
 #define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
 #define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
+const uint OV_SET = QR_BASE + QR_COPIES * QR_COPY_WORDS, OV_TILE = OV_SET + OV_WORDS, OV_TB = OV_TILE + 2u * OV_SLOTS;
+uint ov_row = 0u;   // the overlay's words of the tile of the row being stored (split_append)
+uint ov_word = 0u;  // and that tile's first word in the pool
+void ov_or(uint i, uint bits) {
+  if ((i & 1u) == 0u) atomicOr(region[i >> 1].x, bits);
+  else atomicOr(region[i >> 1].y, bits);
+}
+// Rows go to the pool (read back); a turbo side's ones to the overlay (its zeros follow from the
+// layout: the new tokens' bits are all theirs).
 void qr_pool_and(bool is_v, uint word, uint bits) {
-  if (is_v) atomicAnd(v_rw[word], bits);
-  else atomicAnd(k_rw[word], bits);
+  if (is_v ? V_ROWS : K_ROWS) {
+    if (is_v) atomicAnd(v_rw[word], bits);
+    else atomicAnd(k_rw[word], bits);
+  }
 }
 void qr_pool_or(bool is_v, uint word, uint bits) {
-  if (is_v) atomicOr(v_rw[word], bits);
-  else atomicOr(k_rw[word], bits);
+  if (is_v ? V_ROWS : K_ROWS) {
+    if (is_v) atomicOr(v_rw[word], bits);
+    else atomicOr(k_rw[word], bits);
+  } else {
+    ov_or(OV_SET + ov_row + word - ov_word, bits);
+  }
+}
+// The overlay's slot (first word) for the tile at token tb.
+uint ov_slot(uint tb) { return OV_SLOTS == 1u ? 0u : ((tb / TILE) & 1u) * OV_SIDE; }
+// Which of the 16 tokens of the tile at tb are new (bit p: token tb + p).
+uint ov_new(uint tb) {
+  const uint lo = fresh_from > tb ? min(fresh_from - tb, 16u) : 0u;
+  const uint hi = fresh_len > tb ? min(fresh_len - tb, 16u) : 0u;
+  return hi > lo ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
+}
+// The part of a field's bits fm (at bit lo of a lane's words) in word i (compile-time shifts).
+uint field_part(uint fm, uint lo, uint i) { return lo >= 32u * i ? fm << (lo - 32u * i) : fm >> (32u * i - lo); }
+bool field_in(uint lo, uint F, uint i) { return lo < 32u * i + 32u && lo + F > 32u * i; }
+// The bits of K word i of a lane that belong to new tokens (nw): its fields 4 blk + 2 h + e are
+// token g + 8 h's (qr_store_tile), F bits each.
+uint k_new_mask(uint i, uint nw, uint lane) {
+  const uint g = lane >> 2;
+  const bool n0 = ((nw >> g) & 1u) != 0u, n1 = ((nw >> (g + 8u)) & 1u) != 0u;
+  uint m = 0u;
+  [[unroll]] for (uint j = 0; j < 4u * BLOCKS; ++j)
+    if (field_in(K_F * j, K_F, i) && (((j >> 1) & 1u) == 0u ? n0 : n1)) m |= field_part((1u << K_F) - 1u, K_F * j, i);
+  return m;
+}
+// V word i of lane 4 li + q: fields 4 blk + 2 x + h hold tokens 2q + e + 8h as element e (its
+// magnitude bits and its negative bit, qr_store_tile).
+uint v_new_mask(uint i, uint nw, uint lane) {
+  const uint q = lane & 3u, mb = V_MB;
+  uint m = 0u;
+  [[unroll]] for (uint j = 0; j < 4u * BLOCKS; ++j)
+    [[unroll]] for (uint e = 0; e < 2u; ++e)
+      if (field_in(V_F * j, V_F, i) && ((nw >> (2u * q + e + 8u * (j & 1u))) & 1u) != 0u)
+        m |= field_part((((1u << mb) - 1u) << (mb * e)) | (1u << (2u * mb + e)), V_F * j, i);
+  return m;
+}
+// A norm word w holds tokens w (low half) and w + 8 (high half).
+uint norm_new_mask(uint w, uint nw) {
+  return (((nw >> w) & 1u) != 0u ? 0xffffu : 0u) | (((nw >> (w + 8u)) & 1u) != 0u ? 0xffff0000u : 0u);
+}
+// Word w of a tile that holds new tokens, as loaded from the pool, with their bits in place.
+uint ov_apply(uint i, uint w, uint mask) { return (w & ~mask) | qr_word(OV_SET + i); }
+// One word into the pool: the new bits' ones, then their zeros (as qr_store_field: the row
+// chunks' splits of one range store the same bits).
+void ov_store(bool is_v, uint word, uint set, uint mask) {
+  if (mask == 0u) return;
+  if (is_v) {
+    atomicOr(v_rw[word], set);
+    atomicAnd(v_rw[word], ~(mask & ~set));
+  } else {
+    atomicOr(k_rw[word], set);
+    atomicAnd(k_rw[word], ~(mask & ~set));
+  }
+}
+// The overlay into the pool after the split's tile loop: subgroup 2 s + side, slot s's tile of
+// that side, each lane its own words.
+void ov_flush(uint tid) {
+  const uint sg = tid / 32u, lane = tid % 32u, slot = sg >> 1;
+  const bool is_v = (sg & 1u) != 0u;
+  if (!fresh_split || slot >= OV_SLOTS || (is_v ? V_ROWS : K_ROWS)) return;
+  const uint tb = qr_word(OV_TB + slot);
+  if (tb == 0xffffffffu) return;
+  const uint nw = ov_new(tb), base = qr_word(OV_TILE + 2u * slot + (is_v ? 1u : 0u));
+  const uint o = slot * OV_SIDE + (is_v ? OV_K : 0u);
+  if (is_v) {
+    [[unroll]] for (uint i = 0; i < V_LW; ++i)
+      ov_store(true, base + 32u * i + lane, qr_word(OV_SET + o + 32u * i + lane), v_new_mask(i, nw, lane));
+    if (lane < 8u) ov_store(true, base + 4u * V_BITS_ROW + lane, qr_word(OV_SET + o + 4u * V_BITS_ROW + lane), norm_new_mask(lane, nw));
+  } else {
+    [[unroll]] for (uint i = 0; i < K_LW; ++i)
+      ov_store(false, base + 32u * i + lane, qr_word(OV_SET + o + 32u * i + lane), k_new_mask(i, nw, lane));
+    if (lane < 8u) ov_store(false, base + 4u * K_BITS_ROW + lane, qr_word(OV_SET + o + 4u * K_BITS_ROW + lane), norm_new_mask(lane, nw));
+  }
 }
 // Stores as atomics too (ones set, then zeros cleared, as qr_store_field: the row chunks' writers
 // of the same values never undo each other): relaxed atomics are what a release barrier orders
@@ -624,8 +756,6 @@ RowShape row_shape(bool is_v) {
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
 bool stored_rows = false;  // this invocation stored new rows (split_append): to be made visible
-bool fresh_split = false;  // (uniform) this split's range holds new tokens (main)
-uint fresh_table = 0u;     // the sequence's page table (main)
 
 // Subgroups QR_FIRST .. QR_FIRST + QR_COPIES - 1 quantize and store the split's new rows: where
 // six subgroups take up to 4 rows, 4 and 5, which hold no query rows; else 0 .., beside their own
@@ -640,6 +770,10 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
+  if (OV_SIDE != 0u) {  // the overlay cleared (its records are ORs) before any subgroup records
+    for (uint i = tid; i < OV_ALL; i += WG) qr_word_set(OV_SET + i, i < OV_WORDS + 2u * OV_SLOTS ? 0u : 0xffffffffu);
+    barrier();
+  }
   if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
   // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
   // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
@@ -652,11 +786,19 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
     quantize_new_row(rs, w, b, kvh, pos - old);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    qr_store(rs, w, pages[table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
+    const uint page = pages[table + pos / PAGE_SIZE];
+    ov_row = ov_slot(pos) + (rs.is_v ? OV_K : 0u);
+    ov_word = qr_tile(rs, qr_region(rs, page, kvh), pos % PAGE_SIZE) / 4u;
+    if (lane == 0u && !(rs.is_v ? V_ROWS : K_ROWS)) {  // (rows of one tile: the same values)
+      const uint slot = ov_slot(pos) / max(OV_SIDE, 1u);
+      qr_word_set(OV_TILE + 2u * slot + (rs.is_v ? 1u : 0u), ov_word);
+      qr_word_set(OV_TB + slot, pos / TILE * TILE);
+    }
+    qr_store(rs, w, page, kvh, pos % PAGE_SIZE);
     subgroupMemoryBarrierShared();
     subgroupBarrier();  // (the copy is rewritten next)
+    stored_rows = stored_rows || (rs.is_v ? V_ROWS : K_ROWS);  // (rows are read back: released below)
   }
-  stored_rows = true;
 }
 #endif
 
@@ -667,7 +809,7 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
 // (after it: GLSL's barrier orders shared memory only; this acquires the buffers' writes, in the
 // split that reads them alone: a memory barrier waits for the invocation's loads in flight, in
 // every split the first tile's)
-#define STORES_SEEN() if (fresh_split) memoryBarrierBuffer()
+#define STORES_SEEN() if (fresh_split && (K_ROWS || V_ROWS)) memoryBarrierBuffer()
 // The split's new rows, if it holds any (split_append), between its query rows' loads and the rest.
 #define FRESH_ROWS(b, kvh, start, end, len, tid) if (fresh_split) split_append(b, kvh, start, end, len, tid)
 #else
@@ -740,6 +882,8 @@ void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
   fetch_k_words(kt, lane, f, kw);
   kn = READS && !K_ROWS ? uvec2(K1(kt + 4u * K_BITS_ROW + 2u * c, f), K1(kt + 4u * K_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
+  OV_PATCH_K(f, tb, kw, kn = uvec2(ov_apply(o + 4u * K_BITS_ROW + 2u * c, kn.x, norm_new_mask(2u * c, nw)),
+                                    ov_apply(o + 4u * K_BITS_ROW + 2u * c + 1u, kn.y, norm_new_mask(2u * c + 1u, nw))));
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
       if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
@@ -753,6 +897,8 @@ void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
   fetch_v_words(vt, lane, f, vw);
   vn = READS && !V_ROWS ? uvec2(V1(vt + 4u * V_BITS_ROW + 2u * c, f), V1(vt + 4u * V_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
+  OV_PATCH_V(f, tb, vw, vn = uvec2(ov_apply(o + 4u * V_BITS_ROW + 2u * c, vn.x, norm_new_mask(2u * c, nw)),
+                                    ov_apply(o + 4u * V_BITS_ROW + 2u * c + 1u, vn.y, norm_new_mask(2u * c + 1u, nw))));
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
       if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
@@ -976,6 +1122,9 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     l_run[k] += subgroupShuffleXor(l_run[k], 1u);
     l_run[k] += subgroupShuffleXor(l_run[k], 2u);
   }
+#ifdef TKV_FUSED_APPEND
+  ov_flush(tid);  // (the new tokens' turbo bits into the pool, before osh overwrites the overlay)
+#endif
   barrier();  // every subgroup is done with the tables before osh overwrites them
   TL_STAMP(2u);
   // Subgroups OSLOTS.. store their states (osh slot sg - OSLOTS), then subgroups 0..OSLOTS - 1
@@ -1243,6 +1392,9 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     l_run[k] += subgroupShuffleXor(l_run[k], 8u);
     l_run[k] += subgroupShuffleXor(l_run[k], 16u);
   }
+#ifdef TKV_FUSED_APPEND
+  ov_flush(tid);  // (the new tokens' turbo bits into the pool, before osh overwrites the overlay)
+#endif
   barrier();  // every subgroup is done with the tables before osh overwrites them
   TL_STAMP(2u);
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
@@ -1276,6 +1428,7 @@ void main() {
   const uint end = min(len, start + pc.chunk);
 #ifdef TKV_FUSED_APPEND
   fresh_from = len - M;
+  fresh_len = len;
   fresh_split = end > fresh_from;
   fresh_table = table;
 #endif

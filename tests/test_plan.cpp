@@ -601,9 +601,10 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheQuantizersSharedMemory) {
       }
   // The scalar kernel's tail: a copy of 256 floats, 256 codes and 8 scales; 10 floats a row. The
   // tc kernel has none; its two copies of the quantizer's arrays (a row's values and codes, 8
-  // scales) follow the tables in its region, which grows where the outputs' room does not hold
-  // both: not at 32K (six subgroups' or more rows' outputs, or no tables), where llama8b turbo3
-  // m 1 at 4K in four subgroups has 8 KB of tables and 8 KB of outputs.
+  // scales) and the turbo sides' overlay (a tile's new bits, one tile or two) follow the tables in
+  // its region, which grows where the outputs' room does not hold them: not at 32K (six
+  // subgroups' or more rows' outputs, or no tables), where llama8b turbo3 m 1 at 4K in four
+  // subgroups has 8 KB of tables and 8 KB of outputs.
   DecodePlan p;
   p.variant = Variant::tc;
   p.rows = 4;
@@ -619,13 +620,15 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheQuantizersSharedMemory) {
       fused.appends = true;
       EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << type_name(t) << " m " << m;
     }
-  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 against 8320 of outputs and (m, l)
+  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 of quantizer + the overlay (a K and a
+     // V tile of 200 words, their first words and token) against 8320 of outputs and (m, l)
     DecodeShape plain = llama8b(4096);
     const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
     DecodeShape fused = plain;
     fused.appends = true;
     EXPECT_EQ(tc.workgroup, 128u) << tc.describe();
-    EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc) + 8192 + 2112 - 8320);
+    EXPECT_EQ(decode_shared_bytes(caps, fused, tc),
+              decode_shared_bytes(caps, plain, tc) + 8192 + 8 * ((2 * 264 + 400 + 3 + 1) / 2) - 8320);
   }
   DecodeShape narrow{KvType::f16, KvType::f16, 64, 8, 8, 1, 1, 32768, 64};  // no tables, 1 row
   const auto one_row = plan_decode(caps, narrow, {.variant = Variant::tc});
