@@ -799,6 +799,7 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
     subgroupBarrier();  // (the copy is rewritten next)
     stored_rows = stored_rows || (rs.is_v ? V_ROWS : K_ROWS);  // (rows are read back: released below)
   }
+  TL_STAMP(6u);  // (turboprof timeline: the new rows' time, in the tails' "rows" column)
 }
 #endif
 
