@@ -8,7 +8,8 @@
 # its tile loop (ov_flush); no memory barrier and no coherent view for turbo sides (rows are read
 # back as in s3). Compiled and planned here (test_plan), never run on a GPU: the tests first.
 # Expected: the tests pass; 4K turbo3 / turbo2 ~3-4% (run2's store knock-out: turbo3 3.1-3.7%);
-# q8_0, f16 as s3 (~1%); turbo4 ~3%; 32K as s3 (turbo3 ~0%, q8_0 0.5-1.2%).
+# q8_0, f16 as s3 (~1%); turbo4 ~3%; 32K as s3 (turbo3 ~0%, q8_0 0.5-1.2%). The timelines' 'rows'
+# column (slot 6) is the fresh splits' quantizer: start to new rows recorded (turbo2 vs turbo3).
 source bench/gpu_prelude.sh
 tst app 200 build-slim/tests/test_append_decode
 lg "tests"
