@@ -1,28 +1,28 @@
 #!/usr/bin/env bash
-# Session 29, GPU call 3: NOT RUN (the session's device time was spent); for the next session.
-# carry [".gl", ".pk"]; pack: `bash bench/pack_gpu.sh base=b069712:turboprof,bench_append
-# s3=c857445:turboprof,bench_append` on branch split-append-4 at its last commit.
-# main = split-append-3 (s3) with the turbo sides' overlay: the new tokens' bits recorded in
-# shared memory as they are quantized (qr_pool_or), patched into the split's first fetch of their
-# tile (the bits they own follow from the layout: k_new_mask, v_new_mask), stored in the pool after
-# its tile loop (ov_flush); no memory barrier and no coherent view for turbo sides (rows are read
-# back as in s3). Compiled and planned here (test_plan), never run on a GPU: the tests first.
-# Expected: the tests pass; 4K turbo3 / turbo2 ~3-4% (run2's store knock-out: turbo3 3.1-3.7%);
-# q8_0, f16 as s3 (~1%); turbo4 ~3%; 32K as s3 (turbo3 ~0%, q8_0 0.5-1.2%). The timelines' 'rows'
-# column (slot 6) is the fresh splits' quantizer: start to new rows recorded (turbo2 vs turbo3).
+# Session 29, GPU call 3: NOT RUN (the session's device time was spent); the next session's first.
+# carry [".gl", ".pk"]; pack: `bash bench/pack_gpu.sh base=b069712:turboprof,bench_append` on
+# branch p7-candidate (main merged with split-append-4; its lavapipe quick suite passes, 243 of
+# 243, the tc tests skipped there). main = the tc fused append without tails (split-append-3's
+# form: tiles from each subgroup's last down, the acquire only where new tokens are) with the
+# turbo sides' overlay: the new tokens' bits recorded in shared memory as they are quantized,
+# patched into the split's first fetch of their tile (k_new_mask / v_new_mask: checked against the
+# store's fields by scripts/mask_check.py), stored in the pool after its tile loop; no barrier and
+# no coherent view for turbo sides (rows are read back as in split-append-3). Never run on a GPU:
+# every tc test first (the plain tc kernel changed too: tile order, fetch wrappers, query loads).
+# Expected: the tests pass; bench_append 4K: turbo3 / turbo2 ~3-4% (run2's store knock-out: turbo3
+# 3.1-3.7%), q8_0 / f16 ~1%, turbo4 ~3%; 32K ~0-1%; the timeline's 'rows' column (slot 6) the
+# fresh splits' quantizer, start to new rows recorded. If so: main := p7-candidate, then the
+# targets (bench/run_targets.sh) in a second call.
 source bench/gpu_prelude.sh
 tst app 200 build-slim/tests/test_append_decode
+tst tc 150 build-slim/tests/test_decode_tc
 lg "tests"
-for l in base s3 main; do
-  labeled append.txt "1 $l 4k" $l 100 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
-done
 for l in base main; do
-  TKV_BENCH_TYPES=turbo3,q8_0 TKV_BENCH_APPEND_CTX=32k labeled append.txt "1 $l 32k" $l 60 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
-  labeled tl.txt "1 $l" $l 40 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2,q8_0 --ctx 4100 --repeat 20
-  labeled tl.txt "1 $l m8" $l 40 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --m 8 --types turbo3 --ctx 4k --repeat 20
+  labeled append.txt "1 $l 4k" $l 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
 done
+TKV_BENCH_TYPES=turbo3,q8_0 TKV_BENCH_APPEND_CTX=32k labeled append.txt "1 main 32k" main 45 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
+labeled tl.txt "1 main" main 30 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2,q8_0 --ctx 4100 --repeat 20
 lg "bench"
-tst tc 150 build-slim/tests/test_decode_tc --gtest_filter='*AnySplitCount*:*EveryTurboPair*:*Sixteen*'
 cat $R/progress.txt
 awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' $R/append.txt
 cut -c1-250 $R/tl.txt
