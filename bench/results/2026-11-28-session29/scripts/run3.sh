@@ -8,7 +8,8 @@
 # patched into the split's first fetch of their tile (k_new_mask / v_new_mask: checked against the
 # store's fields by scripts/mask_check.py), stored in the pool after its tile loop; no barrier and
 # no coherent view for turbo sides (rows are read back as in split-append-3). Never run on a GPU:
-# every tc test first (the plain tc kernel changed too: tile order, fetch wrappers, query loads).
+# every tc test first (the plain tc kernel's source changed too, not its order of tiles: fetch
+# wrappers, the query rows' loads apart from their rotation), and its calls against base's.
 # Expected: the tests pass; bench_append 4K: turbo3 / turbo2 ~3-4% (run2's store knock-out: turbo3
 # 3.1-3.7%), q8_0 / f16 ~1%, turbo4 ~3%; 32K ~0-1%; the timeline's 'rows' column (slot 6) the
 # fresh splits' quantizer, start to new rows recorded. If so: main := p7-candidate, then the
@@ -22,7 +23,9 @@ for l in base main; do
 done
 TKV_BENCH_TYPES=turbo3,q8_0 TKV_BENCH_APPEND_CTX=32k labeled append.txt "1 main 32k" main 45 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
 labeled tl.txt "1 main" main 30 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2,q8_0 --ctx 4100 --repeat 20
+for l in base main; do rows prof.txt "1 $l" $l profile --types turbo3,q8_0,turbo4 --ctx 8k,32k,128k --modes 0 --repeat 10; done
 lg "bench"
 cat $R/progress.txt
 awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' $R/append.txt
 cut -c1-250 $R/tl.txt
+cut -c1-160 $R/prof.txt
