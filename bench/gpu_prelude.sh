@@ -40,3 +40,19 @@ sass() {
   python3 bench/sass_dump.py "/tmp/sass-out-$n" "/tmp/sass-$n" > "$R/sass-$n.txt" 2>&1
   (cd "/tmp/sass-out-$n" && tar czf "$R/sass-$n.tar.gz" ./*.sass 2>/dev/null)
 }
+# append_summary: bench_append's fused rows in $R/append.txt as label, benchmark, decode step,
+# fused step and ratio_pct (P7's measure).
+append_summary() {
+  awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' "$R/append.txt"
+}
+# targets BUDGET: bench/run_targets.sh on build-slim (its tests step skipped: a script runs the
+# tests it needs itself) within BUDGET seconds; the table as $R/targets.txt, its JSON inputs as
+# $R/targets-inputs.tar.gz, its log as $R/targets-run.txt; the table printed.
+targets() {
+  TKV_TARGETS_SKIP=tests TKV_TARGETS_STEP_TIMEOUT=150 TKV_TARGETS_BUDGET=$1 TKV_BUILD=build-slim OUT=$R/t \
+    timeout $(($1 + 12)) bash bench/run_targets.sh > "$R/targets-run.txt" 2>&1
+  lg "targets rc $?"
+  cp "$R/t/targets.txt" "$R/targets.txt" 2>/dev/null
+  (cd "$R/t" && tar czf "$R/targets-inputs.tar.gz" ./*.json 2>/dev/null); rm -rf "$R/t"
+  sed -n '/^target/,/targets met/p' "$R/targets.txt"
+}

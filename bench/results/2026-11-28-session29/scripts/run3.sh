@@ -32,6 +32,6 @@ done
 for l in base main; do rows prof.txt "1 $l" $l profile --types turbo3,q8_0,turbo4 --ctx 8k,32k,128k --modes 0 --repeat 10; done
 lg "bench"
 cat $R/progress.txt
-awk '{r=""; f=""; d=""; for(i=1;i<=NF;i++){ if($i ~ /^ratio_pct=/) r=$i; if($i ~ /^fused_step_us=/) f=$i; if($i ~ /^decode_step_us=/) d=$i } print $1, $2, $3, $4, d, f, r}' $R/append.txt
+append_summary
 cut -c1-250 $R/tl.txt
 cut -c1-160 $R/prof.txt
