@@ -282,17 +282,18 @@ const uint QR_COPY_WORDS = 2u * DIM + 8u;
 // The overlay, after them (turbo sides; rows are read back): for each tile that can hold new
 // tokens (one for M = 1, else two, by the tile's parity), the new tokens' bits of each of its
 // words (OV_SET; the bits they own follow from the tile's layout and which tokens are new:
-// k_new_mask, v_new_mask), K's tile then V's; then each tile's first words in the pool (OV_TILE,
-// K and V) and its first token (OV_TB). The split that holds new tokens records their bits as it
-// quantizes (qr_pool_or), patches its first fetch of such a tile with them (ov_apply), and stores
-// them in the pool after its tile loop (ov_flush): no barrier between its stores and its reads.
-// (Session 29, run 2: stores and their release before the prologue's barrier made that split's
-// prologue 5.15 us, 4.32 without the stores; turbo3's fused step 7-10% of the decode step at 4K,
-// 3.1-3.7% without them.)
+// k_new_mask, v_new_mask), K's tile then V's. The split that holds new tokens records their bits
+// as it quantizes (qr_pool_or), and its first fetch of such a tile patches the words it loaded
+// with them (ov_patch_k / ov_patch_v) and stores those that hold new bits, whole, in the pool:
+// no barrier, no atomics, no pool address during the quantizer. (Session 29, run 2: stores and
+// their release before the prologue's barrier made that split's prologue 5.15 us, 4.32 without
+// the stores; turbo3's fused step 7-10% of the decode step at 4K, 3.1-3.7% without them. Session
+// 30, run 2: the overlay stored after the tile loop by atomics, ov_flush, cost that split's tiles
+// 1.34 -> 2.24 us, and the page looked up after the quantizer for the stores' address kept its
+// prologue at 5.0 us: turbo3 12.9-14.5%, 7.3-8.5% without those stores.)
 const uint OV_K = K_ROWS ? 0u : K_TILE, OV_V = V_ROWS ? 0u : V_TILE, OV_SIDE = OV_K + OV_V;
 const uint OV_SLOTS = M > 1u ? 2u : 1u, OV_WORDS = OV_SLOTS * OV_SIDE;
-const uint OV_ALL = OV_SIDE != 0u ? OV_WORDS + 3u * OV_SLOTS : 0u;  // (with the tiles' words and tokens)
-const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + OV_ALL + 1u) / 2u;
+const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + OV_WORDS + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -452,32 +453,34 @@ uint v_region(uint tb, uint kvh, uint first_page) {
 uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * V_TILE; }
 
 // A turbo side's words of a tile that holds new tokens, as loaded (plainly), given their bits from
-// the overlay (ov_apply, below); then NORMS (a statement, the norms likewise, `o` the tile's slot).
+// the overlay (ov_patch_k / ov_patch_v, below: the words that hold new bits are stored too);
+// then NORMS (a statement, the norms likewise, `o` the tile's slot, kt / vt its first word).
 // (patch_k / patch_v, in the fetches' FRESH branches, after every load of the tile is issued.)
 #ifdef TKV_FUSED_APPEND
 uint ov_slot(uint tb);
 uint ov_new(uint tb);
-uint ov_apply(uint i, uint w, uint mask);
+uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store);
+uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store);
 uint k_new_mask(uint i, uint nw, uint lane);
 uint v_new_mask(uint i, uint nw, uint lane);
 uint norm_new_mask(uint w, uint nw);
-#define OV_PATCH_K(tb, kw, NORMS)                                                                   \
+#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)                                                  \
   if (!K_ROWS && READS) {                                                                           \
-    const uint o = ov_slot(tb), nw = ov_new(tb);                                                    \
+    const uint o = ov_slot(tb), nw = ov_new(tb), kt = k_tile(k_region(tb, kvh, first_page), tb);    \
     [[unroll]] for (uint i = 0; i < K_LW; ++i)                                                      \
-      kw[i] = ov_apply(o + 32u * i + lane, kw[i], k_new_mask(i, nw, lane));                         \
+      kw[i] = ov_patch_k(o + 32u * i + lane, kt + 32u * i + lane, kw[i], k_new_mask(i, nw, lane), true); \
     NORMS;                                                                                          \
   }
-#define OV_PATCH_V(tb, vw, NORMS)                                                                   \
+#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)                                                  \
   if (!V_ROWS && READS) {                                                                           \
-    const uint o = ov_slot(tb) + OV_K, nw = ov_new(tb);                                             \
+    const uint o = ov_slot(tb) + OV_K, nw = ov_new(tb), vt = v_tile(v_region(tb, kvh, first_page), tb); \
     [[unroll]] for (uint i = 0; i < V_LW; ++i)                                                      \
-      vw[i] = ov_apply(o + 32u * i + lane, vw[i], v_new_mask(i, nw, lane));                         \
+      vw[i] = ov_patch_v(o + 32u * i + lane, vt + 32u * i + lane, vw[i], v_new_mask(i, nw, lane), true); \
     NORMS;                                                                                          \
   }
 #else
-#define OV_PATCH_K(tb, kw, NORMS)
-#define OV_PATCH_V(tb, vw, NORMS)
+#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)
+#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)
 #endif
 
 // The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
@@ -511,13 +514,14 @@ void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
   // (norms of tokens g and g + 8; rows have none)
   kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
-void patch_k(uint tb, uint lane, inout uint kw[K_LW], inout uint kn) {
-  OV_PATCH_K(tb, kw, kn = ov_apply(o + 4u * K_BITS_ROW + lane / 4u, kn, norm_new_mask(lane / 4u, nw)));
+void patch_k(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uint kn) {
+  OV_PATCH_K(tb, kvh, first_page, kw, kn = ov_patch_k(o + 4u * K_BITS_ROW + lane / 4u, kt + 4u * K_BITS_ROW + lane / 4u, kn,
+                                                       norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
 }
 void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
-    patch_k(tb, lane, kw, kn);
+    patch_k(tb, lane, kvh, first_page, kw, kn);
   } else {
     fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
   }
@@ -551,13 +555,14 @@ void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
       vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
   vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
-void patch_v(uint tb, uint lane, inout uint vw[V_LW], inout uint vn) {
-  OV_PATCH_V(tb, vw, vn = ov_apply(o + 4u * V_BITS_ROW + lane / 4u, vn, norm_new_mask(lane / 4u, nw)));
+void patch_v(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uint vn) {
+  OV_PATCH_V(tb, kvh, first_page, vw, vn = ov_patch_v(o + 4u * V_BITS_ROW + lane / 4u, vt + 4u * V_BITS_ROW + lane / 4u, vn,
+                                                       norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
 }
 void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
-    patch_v(tb, lane, vw, vn);
+    patch_v(tb, lane, kvh, first_page, vw, vn);
   } else {
     fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
   }
@@ -571,8 +576,8 @@ void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW]
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
     fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
-    patch_k(tb, lane, kw, kn);
-    patch_v(tb, lane, vw, vn);
+    patch_k(tb, lane, kvh, first_page, kw, kn);
+    patch_v(tb, lane, kvh, first_page, vw, vn);
   } else {
     fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
     fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
@@ -666,9 +671,9 @@ const uint QR_BASE = 2u * REGION_T;
 #define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * DIM + QR_AT(i), v)
 #define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
 #define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
-const uint OV_SET = QR_BASE + QR_COPIES * QR_COPY_WORDS, OV_TILE = OV_SET + OV_WORDS, OV_TB = OV_TILE + 2u * OV_SLOTS;
+const uint OV_SET = QR_BASE + QR_COPIES * QR_COPY_WORDS;
 uint ov_row = 0u;   // the overlay's words of the tile of the row being stored (split_append)
-uint ov_word = 0u;  // and that tile's first word in the pool
+uint ov_word = 0u;  // and that tile's first word as qr_store addresses it (a turbo side's: page 0)
 void ov_or(uint i, uint bits) {
   if ((i & 1u) == 0u) atomicOr(region[i >> 1].x, bits);
   else atomicOr(region[i >> 1].y, bits);
@@ -725,39 +730,21 @@ uint v_new_mask(uint i, uint nw, uint lane) {
 uint norm_new_mask(uint w, uint nw) {
   return (((nw >> w) & 1u) != 0u ? 0xffffu : 0u) | (((nw >> (w + 8u)) & 1u) != 0u ? 0xffff0000u : 0u);
 }
-// Word w of a tile that holds new tokens, as loaded from the pool, with their bits in place.
-uint ov_apply(uint i, uint w, uint mask) { return (w & ~mask) | qr_word(OV_SET + i); }
-// One word into the pool: the new bits' ones, then their zeros (as qr_store_field: the row
-// chunks' splits of one range store the same bits).
-void ov_store(bool is_v, uint word, uint set, uint mask) {
-  if (mask == 0u) return;
-  if (is_v) {
-    atomicOr(v_rw[word], set);
-    atomicAnd(v_rw[word], ~(mask & ~set));
-  } else {
-    atomicOr(k_rw[word], set);
-    atomicAnd(k_rw[word], ~(mask & ~set));
-  }
+// Word w of a tile that holds new tokens, as loaded from pool word `word`, with their bits (under
+// mask, overlay word i) in place; stored whole if it holds any (`store`: one lane of those that
+// loaded it). Every old token's bits are as loaded (nothing writes them during the call), every
+// new one's from the overlay: the row chunks' splits of one range store the same value, and one
+// that loads the word after another stored it patches the same bits again.
+uint ov_patch(uint i, uint w, uint mask) { return (w & ~mask) | qr_word(OV_SET + i); }
+uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store) {
+  w = ov_patch(i, w, mask);
+  if (store && mask != 0u) k_rw[word] = w;
+  return w;
 }
-// The overlay into the pool after the split's tile loop: subgroup 2 s + side, slot s's tile of
-// that side, each lane its own words.
-void ov_flush(uint tid) {
-  const uint sg = tid / 32u, lane = tid % 32u, slot = sg >> 1;
-  const bool is_v = (sg & 1u) != 0u;
-  if (!fresh_split || slot >= OV_SLOTS || (is_v ? V_ROWS : K_ROWS)) return;
-  const uint tb = qr_word(OV_TB + slot);
-  if (tb == 0xffffffffu) return;
-  const uint nw = ov_new(tb), base = qr_word(OV_TILE + 2u * slot + (is_v ? 1u : 0u));
-  const uint o = slot * OV_SIDE + (is_v ? OV_K : 0u);
-  if (is_v) {
-    [[unroll]] for (uint i = 0; i < V_LW; ++i)
-      ov_store(true, base + 32u * i + lane, qr_word(OV_SET + o + 32u * i + lane), v_new_mask(i, nw, lane));
-    if (lane < 8u) ov_store(true, base + 4u * V_BITS_ROW + lane, qr_word(OV_SET + o + 4u * V_BITS_ROW + lane), norm_new_mask(lane, nw));
-  } else {
-    [[unroll]] for (uint i = 0; i < K_LW; ++i)
-      ov_store(false, base + 32u * i + lane, qr_word(OV_SET + o + 32u * i + lane), k_new_mask(i, nw, lane));
-    if (lane < 8u) ov_store(false, base + 4u * K_BITS_ROW + lane, qr_word(OV_SET + o + 4u * K_BITS_ROW + lane), norm_new_mask(lane, nw));
-  }
+uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store) {
+  w = ov_patch(i, w, mask);
+  if (store && mask != 0u) v_rw[word] = w;
+  return w;
 }
 // Stores as atomics too (ones set, then zeros cleared, as qr_store_field: the row chunks' writers
 // of the same values never undo each other): relaxed atomics are what a release barrier orders
@@ -782,11 +769,12 @@ RowShape row_shape(bool is_v) {
 // old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
 // A split whose range [start, end) holds new tokens quantizes their K and V rows during its
 // prologue (QR_FIRST below), and its tile loop attends to them with the old ones: a turbo side's
-// from the overlay (their tile's first fetch patched; stored after the loop, ov_flush), a row
+// from the overlay (their tile's first fetch patched, and stored from there), a row
 // side's stored at once and read back (those rows through coherent views, FRESH; the writes made
 // visible around the prologue's barrier). Every row chunk's split of that range stores the same
 // rows: every write is an atomic that sets its ones before clearing its zeros, so writers of the
-// same bits never undo each other (qr_store_field, qr_pool_store, ov_store). No other split reads
+// same bits never undo each other (qr_store_field, qr_pool_store; a turbo side's words are stored
+// whole, the same value by each, ov_patch_k). No other split reads
 // these tiles: a split's range is whole tiles. (It replaces the tail
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
@@ -807,7 +795,7 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
   if (OV_SIDE != 0u) {  // the overlay cleared (its records are ORs) before any subgroup records
-    for (uint i = tid; i < OV_ALL; i += WG) qr_word_set(OV_SET + i, i < OV_WORDS + 2u * OV_SLOTS ? 0u : 0xffffffffu);
+    for (uint i = tid; i < OV_WORDS; i += WG) qr_word_set(OV_SET + i, 0u);
     barrier();
   }
   if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
@@ -822,18 +810,16 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
     quantize_new_row(rs, w, b, kvh, pos - old);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    const uint page = pages[table + pos / PAGE_SIZE];
+    // (a turbo side's bits go to the overlay, addressed as in page 0: no page looked up, whose
+    // load the quantizer's chain would wait for)
+    const bool rows = rs.is_v ? V_ROWS : K_ROWS;
+    const uint page = rows ? pages[table + pos / PAGE_SIZE] : 0u;
     ov_row = ov_slot(pos) + (rs.is_v ? OV_K : 0u);
     ov_word = qr_tile(rs, qr_region(rs, page, kvh), pos % PAGE_SIZE) / 4u;
-    if (lane == 0u && !(rs.is_v ? V_ROWS : K_ROWS)) {  // (rows of one tile: the same values)
-      const uint slot = ov_slot(pos) / max(OV_SIDE, 1u);
-      qr_word_set(OV_TILE + 2u * slot + (rs.is_v ? 1u : 0u), ov_word);
-      qr_word_set(OV_TB + slot, pos / TILE * TILE);
-    }
     qr_store(rs, w, page, kvh, pos % PAGE_SIZE);
     subgroupMemoryBarrierShared();
     subgroupBarrier();  // (the copy is rewritten next)
-    stored_rows = stored_rows || (rs.is_v ? V_ROWS : K_ROWS);  // (rows are read back: released below)
+    stored_rows = stored_rows || rows;  // (rows are read back: released below)
   }
   TL_STAMP(6u);  // (turboprof timeline: the new rows' time, in the tails' "rows" column)
 }
@@ -923,15 +909,15 @@ void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
       if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
 }
-void patch_k16(uint tb, uint lane, inout uint kw[K_LW], inout uvec2 kn) {
-  const uint c = lane & 3u;
-  OV_PATCH_K(tb, kw, kn = uvec2(ov_apply(o + 4u * K_BITS_ROW + 2u * c, kn.x, norm_new_mask(2u * c, nw)),
-                                 ov_apply(o + 4u * K_BITS_ROW + 2u * c + 1u, kn.y, norm_new_mask(2u * c + 1u, nw))));
+void patch_k16(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uvec2 kn) {
+  const uint c = lane & 3u, n = 4u * K_BITS_ROW + 2u * c;  // (norm words 2c, 2c + 1: lanes c, c + 4, ..; c's stores)
+  OV_PATCH_K(tb, kvh, first_page, kw, kn = uvec2(ov_patch_k(o + n, kt + n, kn.x, norm_new_mask(2u * c, nw), lane < 4u),
+                                                 ov_patch_k(o + n + 1u, kt + n + 1u, kn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
 }
 void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_k16_as(tb, lane, kvh, first_page, true, kw, kn, ks);
-    patch_k16(tb, lane, kw, kn);
+    patch_k16(tb, lane, kvh, first_page, kw, kn);
   } else {
     fetch_k16_as(tb, lane, kvh, first_page, false, kw, kn, ks);
   }
@@ -945,15 +931,15 @@ void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
       if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
 }
-void patch_v16(uint tb, uint lane, inout uint vw[V_LW], inout uvec2 vn) {
-  const uint c = lane & 3u;
-  OV_PATCH_V(tb, vw, vn = uvec2(ov_apply(o + 4u * V_BITS_ROW + 2u * c, vn.x, norm_new_mask(2u * c, nw)),
-                                 ov_apply(o + 4u * V_BITS_ROW + 2u * c + 1u, vn.y, norm_new_mask(2u * c + 1u, nw))));
+void patch_v16(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uvec2 vn) {
+  const uint c = lane & 3u, n = 4u * V_BITS_ROW + 2u * c;
+  OV_PATCH_V(tb, kvh, first_page, vw, vn = uvec2(ov_patch_v(o + n, vt + n, vn.x, norm_new_mask(2u * c, nw), lane < 4u),
+                                                 ov_patch_v(o + n + 1u, vt + n + 1u, vn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
 }
 void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_v16_as(tb, lane, kvh, first_page, true, vw, vn, vs);
-    patch_v16(tb, lane, vw, vn);
+    patch_v16(tb, lane, kvh, first_page, vw, vn);
   } else {
     fetch_v16_as(tb, lane, kvh, first_page, false, vw, vn, vs);
   }
@@ -964,8 +950,8 @@ void fetch_tile16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_L
   [[dont_flatten]] if (FRESH(tb)) {
     fetch_k16_as(tb, lane, kvh, first_page, true, kw, kn, ks);
     fetch_v16_as(tb, lane, kvh, first_page, true, vw, vn, vs);
-    patch_k16(tb, lane, kw, kn);
-    patch_v16(tb, lane, vw, vn);
+    patch_k16(tb, lane, kvh, first_page, kw, kn);
+    patch_v16(tb, lane, kvh, first_page, vw, vn);
   } else {
     fetch_k16_as(tb, lane, kvh, first_page, false, kw, kn, ks);
     fetch_v16_as(tb, lane, kvh, first_page, false, vw, vn, vs);
@@ -1186,9 +1172,6 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     l_run[k] += subgroupShuffleXor(l_run[k], 1u);
     l_run[k] += subgroupShuffleXor(l_run[k], 2u);
   }
-#ifdef TKV_FUSED_APPEND
-  ov_flush(tid);  // (the new tokens' turbo bits into the pool, before osh overwrites the overlay)
-#endif
   barrier();  // every subgroup is done with the tables before osh overwrites them
   TL_STAMP(2u);
   // Subgroups OSLOTS.. store their states (osh slot sg - OSLOTS), then subgroups 0..OSLOTS - 1
@@ -1456,9 +1439,6 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     l_run[k] += subgroupShuffleXor(l_run[k], 8u);
     l_run[k] += subgroupShuffleXor(l_run[k], 16u);
   }
-#ifdef TKV_FUSED_APPEND
-  ov_flush(tid);  // (the new tokens' turbo bits into the pool, before osh overwrites the overlay)
-#endif
   barrier();  // every subgroup is done with the tables before osh overwrites them
   TL_STAMP(2u);
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db)
