@@ -152,12 +152,14 @@ const uint KQ = DIM / 32u;
 // bound a second time (10: K, 11: V; attention/decoder.cpp), as relaxed atomics only (which need
 // not wait for each other; through coherent bindings, with plain stores among them, a new row
 // took ~2.4 us to quantize and store on an H100, against ~0.8 through plain ones: session 28,
-// runs 3-4), made visible by memory barriers on each side of the prologue's barrier
-// (STORES_VISIBLE, STORES_SEEN); and read the
-// tiles that hold new tokens back through coherent views of those bindings (kc1 .., FRESH), so
-// that no line an SM's L1 cache took before the writes is read (a line may hold another split's
-// or KV head's bytes too). Every other tile is read as by the plain kernel. (Every read coherent,
-// session 28 runs 3-4: q8_0's fused calls at 32K 0.2-0.6% -> 5.6% of the step.)
+// runs 3-4). A turbo side's new bits go to the pool after the split's tile loop, and its first
+// fetch of their tile takes them from shared memory (the overlay, below): no barrier. A row
+// side's (f16, q8_0) are stored during the prologue, made visible by memory barriers on each side
+// of its barrier (STORES_VISIBLE, STORES_SEEN), and read back through coherent views of those
+// bindings (kc1 .., FRESH), so that no line an SM's L1 cache took before the writes is read (a
+// line may hold another split's or KV head's bytes too). Every other tile is read as by the
+// plain kernel. (Every read coherent, session 28 runs 3-4: q8_0's fused calls at 32K 0.2-0.6% ->
+// 5.6% of the step.)
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
 layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
 layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
@@ -755,13 +757,14 @@ RowShape row_shape(bool is_v) {
 
 // The fused append in the splits: the call's length `len` counts the M new tokens, at [old, len),
 // old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
-// A split whose range [start, end) holds new tokens quantizes their K and V rows on its first
-// subgroups (before their query rows; the others meanwhile in the prologue), stores them in
-// their tiles or rows, and reads them back in its tile loop with the old ones (those tiles
-// through coherent views, FRESH; the writes made visible around the prologue's barrier). Every
-// row chunk's split of that range stores the same rows: every write is an atomic that sets its
-// ones before clearing its zeros, so writers of the same bits never undo each other
-// (qr_store_field, qr_pool_store). No other split reads these tiles: a split's range is whole tiles. (It replaces the tail
+// A split whose range [start, end) holds new tokens quantizes their K and V rows during its
+// prologue (QR_FIRST below), and its tile loop attends to them with the old ones: a turbo side's
+// from the overlay (their tile's first fetch patched; stored after the loop, ov_flush), a row
+// side's stored at once and read back (those rows through coherent views, FRESH; the writes made
+// visible around the prologue's barrier). Every row chunk's split of that range stores the same
+// rows: every write is an atomic that sets its ones before clearing its zeros, so writers of the
+// same bits never undo each other (qr_store_field, qr_pool_store, ov_store). No other split reads
+// these tiles: a split's range is whole tiles. (It replaces the tail
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
 // instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)

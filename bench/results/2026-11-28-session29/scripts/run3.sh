@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Session 29, GPU call 3: NOT RUN (the session's device time was spent); the next session's first.
-# carry [".gl", ".pk"]; pack: `bash bench/pack_gpu.sh base=b069712:turboprof,bench_append` on
+# carry [".gl", ".pk"]; pack: `bash bench/pack_gpu.sh base=b069712:turboprof,bench_append
+# pair=1dd6ab3:turboprof,bench_append` on
 # branch p7-candidate (main merged with split-append-4; its lavapipe quick suite passes, 243 of
 # 243, the tc tests skipped there). main = the tc fused append without tails (split-append-3's
 # form: tiles from each subgroup's last down, the acquire only where new tokens are) with the
@@ -13,7 +14,9 @@
 # Expected: the tests pass; bench_append 4K: turbo3 / turbo2 ~3-4% (run2's store knock-out: turbo3
 # 3.1-3.7%), q8_0 / f16 ~1%, turbo4 ~3%; 32K ~0-1%; the timeline's 'rows' column (slot 6) the
 # fresh splits' quantizer, start to new rows recorded. If so: main := p7-candidate, then the
-# targets (bench/run_targets.sh) in a second call.
+# targets (bench/run_targets.sh) in a second call. pair (branch p7-pairing, bench only, untested):
+# the candidate with the fresh split's query rows on subgroups 2 and 3, two each, while 0 and 1
+# quantize (their loads in flight together now): its fresh splits' 'rows' and prologue shorter?
 source bench/gpu_prelude.sh
 tst app 200 build-slim/tests/test_append_decode
 tst tc 150 build-slim/tests/test_decode_tc
@@ -21,8 +24,11 @@ lg "tests"
 for l in base main; do
   labeled append.txt "1 $l 4k" $l 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
 done
+TKV_BENCH_TYPES=turbo2,turbo3,turbo4 labeled append.txt "1 pair 4k" pair 45 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
 TKV_BENCH_TYPES=turbo3,q8_0 TKV_BENCH_APPEND_CTX=32k labeled append.txt "1 main 32k" main 45 "fused|rror" build-slim/bench/bench_append --benchmark_filter='fused/llama8b'
-labeled tl.txt "1 main" main 30 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2,q8_0 --ctx 4100 --repeat 20
+for l in main pair; do
+  labeled tl.txt "1 $l" $l 30 "^(turbo|q8_0|f16|type|shape)|rror" $P timeline --fused --types turbo3,turbo2,q8_0 --ctx 4100 --repeat 20
+done
 for l in base main; do rows prof.txt "1 $l" $l profile --types turbo3,q8_0,turbo4 --ctx 8k,32k,128k --modes 0 --repeat 10; done
 lg "bench"
 cat $R/progress.txt
