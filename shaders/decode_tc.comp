@@ -1218,24 +1218,35 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // memory, no barrier (in shared memory, with the 512 atomics of the query scale, they cost ~2 us
   // per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
-  const bool q_rows = sg < 4u;
+  // (pair: a fused split that holds new tokens, four subgroups of up to 4 rows: 0 and 1 quantize
+  // the new rows (split_append) while 2 and 3 take the query rows, two each: sg and sg - 2.)
+#ifdef TKV_FUSED_APPEND
+  const bool pair = fresh_split && !WIDE && SUBGROUPS == 4u && QR_FIRST == 0u;
+#else
+  const bool pair = false;
+#endif
+  const bool q_rows = pair ? sg >= 2u && sg < 4u : sg < 4u;
   float qv[4], qv2[4];
   if (q_rows) {
     query_load(b, kvh, row_chunk, sg, lane, qv);
     if (WIDE) query_load(b, kvh, row_chunk, sg + 4u, lane, qv2);
+    else if (pair) query_load(b, kvh, row_chunk, sg - 2u, lane, qv2);
   }
   FRESH_ROWS(b, kvh, start, end, len, tid);
   if (q_rows) {
     float amax = query_finish(lane, qv);
-    if (WIDE) amax = max(amax, query_finish(lane, qv2));
+    if (WIDE || pair) amax = max(amax, query_finish(lane, qv2));
     if (lane == 0u) qmax_sh[sg] = amax;
+  } else if (sg < 4u && lane == 0u) {
+    qmax_sh[sg] = 0.0;
   }
   build_tables(tid);  // meanwhile
   STORES_VISIBLE();
   barrier();
   STORES_SEEN();
   const float qs = query_scale(4u);
-  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
+  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los);
+  // pair: also sg - 2 (hi) and sg + 2 (lo).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
       const uint k = k_slot(lane + 32u * i);
@@ -1246,6 +1257,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         const f16vec2 h2 = split_hilo(qv2[i] * qs);
         frag[(sg + 4u) * DIM + k] = h2.x;
         frag[(sg + 12u) * DIM + k] = h2.y;
+      } else if (pair) {
+        const f16vec2 h2 = split_hilo(qv2[i] * qs);
+        frag[(sg - 2u) * DIM + k] = h2.x;
+        frag[(sg + 2u) * DIM + k] = h2.y;
       }
     }
   barrier();
