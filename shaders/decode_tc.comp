@@ -889,12 +889,14 @@ void row_range(uint row_chunk, uint j, uint len, out bool live, out uint hi_tok,
 }
 
 // The tables (the region holds nothing else yet).
-void build_tables(uint tid) {
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
+// (By invocations t of n: the workgroup's, or those that do not quantize new rows.)
+void build_tables_by(uint t, uint n) {
+  for (uint i = t; i < K_ENTRIES * 16u; i += n)
     region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
+  for (uint i = t; i < V_OWN_ENTRIES * 16u; i += n)
     region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
 }
+void build_tables(uint tid) { build_tables_by(tid, WG); }
 
 // ROWS16: the lane's K words of the tile at tb (fetch_k's), and what the scores' columns need:
 // the norms of tokens 2c, 2c + 8 (kn.x) and 2c + 1, 2c + 9 (kn.y) (a tile's norm word w holds
@@ -1221,7 +1223,9 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // (pair: a fused split that holds new tokens, four subgroups of up to 4 rows: 0 and 1 quantize
   // the new rows (split_append) while 2 and 3 take the query rows, two each: sg and sg - 2.)
 #ifdef TKV_FUSED_APPEND
-  const bool pair = fresh_split && !WIDE && SUBGROUPS == 4u && QR_FIRST == 0u;
+  // (Turbo sides alone, whose quantizer is the long one: session 30, run 1, q8_0's last prologue
+  // 1.49 -> 1.76 us paired; turbo3's 4.96 -> 4.38.)
+  const bool pair = fresh_split && PREFETCH && !WIDE && SUBGROUPS == 4u && QR_FIRST == 0u;
 #else
   const bool pair = false;
 #endif
@@ -1240,7 +1244,9 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   } else if (sg < 4u && lane == 0u) {
     qmax_sh[sg] = 0.0;
   }
-  build_tables(tid);  // meanwhile
+  // (pair: by subgroups 2 and 3 alone, while 0 and 1 quantize)
+  if (!pair) build_tables(tid);  // meanwhile
+  else if (sg >= 2u) build_tables_by(tid - 64u, 64u);
   STORES_VISIBLE();
   barrier();
   STORES_SEEN();
