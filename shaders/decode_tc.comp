@@ -441,6 +441,15 @@ uint v_dim(uint db, uint j) {
 // scores). Rows: tokens g and g + 8 of K (KQ loads each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V
 // (f16: BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
 uint tile_page(uint tb, uint first_page) { return split_pages[tb / PAGE_SIZE - first_page]; }
+// The split's page numbers into split_pages: invocation i's first one loaded at the split's start
+// (main: split_page_0), stored in the prologue, before its barrier (fill_split_pages), so that no
+// subgroup waits for it before issuing its query rows' loads (a store of a load's value waits for
+// the load). Long splits' further pages (past WG of them) are loaded there.
+uint split_page_0 = 0u, split_page_count = 0u, split_table = 0u, split_first_page = 0u;
+void fill_split_pages(uint tid) {
+  if (tid < split_page_count) split_pages[tid] = split_page_0;
+  for (uint p = tid + WG; p < split_page_count; p += WG) split_pages[p] = pages[split_table + split_first_page + p];
+}
 
 // The word offsets of the tile at tb: of K's (V's) region of the page, and of the tile (rows: its row).
 uint k_region(uint tb, uint kvh, uint first_page) {
@@ -1013,6 +1022,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
       if (i < QPER) amax = max(amax, query_finish(lane, qv[i]));
   if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
+  fill_split_pages(tid);
   STORES_VISIBLE();
   barrier();
   STORES_SEEN();
@@ -1247,6 +1257,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // (pair: by subgroups 2 and 3 alone, while 0 and 1 quantize)
   if (!pair) build_tables(tid);  // meanwhile
   else if (sg >= 2u) build_tables_by(tid - 64u, 64u);
+  fill_split_pages(tid);
   STORES_VISIBLE();
   barrier();
   STORES_SEEN();
@@ -1499,7 +1510,10 @@ void main() {
 #endif
 
   const uint first_page = start / PAGE_SIZE;
-  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+  split_page_count = (end - 1) / PAGE_SIZE - first_page + 1u;
+  split_table = table;
+  split_first_page = first_page;
+  split_page_0 = tid < split_page_count ? pages[table + first_page + tid] : 0u;  // (stored by fill_split_pages)
   if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   barrier();
