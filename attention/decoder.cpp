@@ -176,6 +176,19 @@ DecodePlan Decoder::make_plan(const DecodeShape& s, const DecodeOptions& options
   return p;
 }
 
+DecodePlan Decoder::make_fused_plan(DecodeShape& s, const DecodeOptions& options) const {
+  // The tc kernel plans on the appended shape; another kernel on its tails' (fused_append_shape),
+  // keeping the variant the first plan chose.
+  const DecodeShape appended = s;
+  s = fused_append_shape(appended, Variant::tc);
+  const DecodePlan p = make_plan(s, options);
+  if (p.variant == Variant::tc) return p;
+  DecodeOptions pinned = options;
+  pinned.variant = p.variant;
+  s = fused_append_shape(appended, p.variant);
+  return make_plan(s, pinned);
+}
+
 DecodePlan Decoder::plan(uint32_t layer, std::span<const SequenceId> seqs, uint32_t m,
                          const DecodeOptions& options) const {
   check_options(options, "plan");  // entry checks
@@ -278,9 +291,9 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                               const DeviceTensor* new_k, const DeviceTensor* new_v) {
   const bool fused = new_k != nullptr;
   check_call(r, options, q, out, "decode");  // entry checks
-  const DecodeShape s = fused ? fused_append_shape(shape(layer, seqs, m)) : shape(layer, seqs, m);
+  DecodeShape s = shape(layer, seqs, m);
   const auto& caps = cache_.context().caps();
-  const DecodePlan p = make_plan(s, options);
+  const DecodePlan p = fused ? make_fused_plan(s, options) : make_plan(s, options);
   // describe() builds a string: only when someone listens (record runs once per layer and token).
   if (spdlog::should_log(spdlog::level::debug)) spdlog::debug("turbokv decode layer {}: {}", layer, p.describe());
   const auto& c = cache_.config();
@@ -310,9 +323,10 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   ensure(seq_info_, info.size() * 4, vk::MemoryKind::device);
   const uint32_t v_dim = cache_.layout(Side::v).row.stored_dim;
   const uint32_t rm = s.m * (q_heads_ / c.kv_heads);
-  // The fused append's tail is one more split slot (shaders/append_tail.glsl), always merged.
+  // The scalar kernel's fused append tail is one more split slot (shaders/append_tail.glsl), always merged.
+  const bool tail = fused && p.variant != Variant::tc;
   const bool direct = p.direct() && !fused;
-  const uint32_t slots = p.splits + (fused ? 1 : 0);
+  const uint32_t slots = p.splits + (tail ? 1 : 0);
   if (!direct) {
     // Partials per (query row, split): m, l, 2 unused, o (shaders/split_merge.glsl); one arrival
     // counter per (sequence, KV head, row chunk), zero between calls.
@@ -354,7 +368,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     if (!cache_.context().device_clock())
       fail(ErrorCode::invalid_argument, "decode timeline: device " + caps.name +
                                             " offers no shader device clock (VK_KHR_shader_clock)");
-    const TimelineGrid grid = timeline_grid(p, c.kv_heads, s.batch, fused);
+    const TimelineGrid grid = timeline_grid(p, c.kv_heads, s.batch, tail);
     if (timeline_.bytes < grid.bytes())
       fail(ErrorCode::invalid_argument, "decode timeline: the trace range holds " + std::to_string(timeline_.bytes) +
                                             " bytes, the call's " + std::to_string(grid.workgroups()) +

@@ -139,6 +139,9 @@ class Decoder {
   void check_call(const vk::Recorder& r, const DecodeOptions& options, const DeviceTensor& q, const DeviceTensor& out,
                   const char* call) const;
   DecodePlan make_plan(const DecodeShape& shape, const DecodeOptions& options) const;
+  // A fused append-decode call's plan, from the appended shape `s`, which becomes the shape the
+  // plan's kernel plans on (fused_append_shape).
+  DecodePlan make_fused_plan(DecodeShape& s, const DecodeOptions& options) const;
   // Makes `buffer` hold at least `bytes` (a larger one is kept); true when it made a new one.
   bool ensure(vk::Buffer& buffer, uint64_t bytes, vk::MemoryKind kind);
 

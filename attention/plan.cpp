@@ -116,11 +116,20 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     const uint32_t subgroups = p.workgroup / 32;
     // (rows16 folds half the subgroups' outputs into the others' first: half the slots)
     const uint32_t oslots = p.rows16 ? subgroups / 2 : subgroups;
-    // (A fused dispatch's tail keeps its rows and two copies of its quantizer's arrays there too;
-    // the kernel takes more copies only where the region already has room for them.)
-    const uint32_t fused_region = s.reserved_per_group ? 8 * ((p.rows * dim + 2 * kQuantizerCopyWords + 1) / 2) : 0;
-    const uint32_t region = std::max({8 * 16 * tables, 8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2),
-                                      fused_region});
+    // (A fused dispatch's splits that hold new tokens quantize them during the prologue, in two
+    // copies of the quantizer's arrays after the tables, four for rows16 and more than 4 rows: a
+    // row's values and codes, 8 scales.)
+    const uint32_t copies = p.rows16 || p.rows > 4 ? 4 : 2;
+    // (Then the overlay of the turbo sides: the new tokens' bits of a tile's words, K's tile then
+    // V's, for one tile, or two where m > 1.)
+    auto tile_words = [&](KvType t) -> uint32_t {
+      return traits(t).is_turbo ? 4 * (RowLayout::make(t, s.head_dim).bits_row_bytes + 2) : 0;
+    };
+    const uint32_t slots = s.m > 1 ? 2 : 1, overlay = slots * (tile_words(s.k_type) + tile_words(s.v_type));
+    const uint32_t quantizer =
+        s.appends ? 8 * ((copies * (2 * dim + 8) + overlay + 1) / 2) : 0;
+    const uint32_t region = std::max(8 * 16 * tables + quantizer,
+                                     8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
     // (rows16: Q's 16 rows' hi halves, then their lo halves)
     return region + 2 * dim * (p.rows16 || p.rows > 4 ? 16 : 8) + 4 * kMaxSplitPages + 4 * 8 + 4 + 4 * p.rows;
   }
@@ -229,12 +238,13 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
 }  // namespace
 
 uint32_t fused_tail_shared_bytes(const DecodePlan& p) {
-  // (The tc kernel keeps the quantizer's arrays in its region: decode_shared_bytes.)
-  const uint32_t copies = p.variant == Variant::tc ? 0 : 1;
-  return 4 * copies * kQuantizerCopyWords + 4 * p.rows * 8 + 4 * p.rows * 2;
+  if (p.variant == Variant::tc) return 0;
+  return 4 * kQuantizerCopyWords + 4 * p.rows * 8 + 4 * p.rows * 2;
 }
 
-DecodeShape fused_append_shape(DecodeShape s) {
+DecodeShape fused_append_shape(DecodeShape s, Variant variant) {
+  s.appends = true;
+  if (variant == Variant::tc) return s;
   // (Planned on the appended lengths, a 4K context took 22 splits instead of 32 on an H100: 4097
   // tokens pass 32 two-step splits, and 33 leave no room for the tails.)
   s.reserved_per_group = 1;

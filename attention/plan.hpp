@@ -28,8 +28,11 @@ struct DecodeShape {
   // planner fills the GPU from the workgroups that hold tokens, so short sequences count less.
   std::vector<uint32_t> lengths;
   // Workgroups of the same dispatch besides the splits', per (sequence, KV head, row chunk)
-  // group (the fused append's tails, one each): the split planner leaves them room in the first wave.
+  // group (the scalar kernel's fused append tails, one each): the split planner leaves them room
+  // in the first wave.
   uint32_t reserved_per_group = 0;
+  // The dispatch also appends the m new tokens (a fused append-decode call, fused_append_shape).
+  bool appends = false;
 };
 
 // What the caller asks for beyond the shape; zero / automatic: the plan's choice.
@@ -77,16 +80,18 @@ struct DecodePlan {
 
 // The largest split count is ceil(max_context / tokens_per_step()): a split is whole steps.
 
-// The shape a fused append-decode call (Decoder::record_append_decode) plans on, from the shape of
-// its sequences with the m new tokens appended: the tails (shaders/append_tail.glsl) attend to the
-// new tokens and take one workgroup per group; the splits cover the old tokens.
-DecodeShape fused_append_shape(DecodeShape appended);
+// The shape a fused append-decode call (Decoder::record_append_decode) plans on for a kernel, from
+// the shape of its sequences with the m new tokens appended. The tc kernel's splits cover every
+// token, and those that hold new ones quantize and store them first (shaders/decode_tc.comp): the
+// appended shape. The scalar kernel's tails (shaders/append_tail.glsl) attend to the new tokens
+// and take one workgroup per group: the splits cover the old tokens.
+DecodeShape fused_append_shape(DecodeShape appended, Variant variant);
 
-// Shared memory the fused append's tail adds to the plan's kernel (shaders/append_tail.glsl and
-// quantize_row.glsl, compiled into every workgroup of a fused dispatch): the scalar kernel's copy
-// of the quantizer's arrays (the row, its codes and scales; the tc kernel keeps its two in the
-// region that decode_shared_bytes counts for a fused shape), then the new tokens' scores, m and l
-// per row.
+// Shared memory the scalar kernel's fused append tail adds to its plan (shaders/append_tail.glsl
+// and quantize_row.glsl, compiled into every workgroup of a fused dispatch): a copy of the
+// quantizer's arrays (the row, its codes and scales), then the new tokens' scores, m and l per
+// row. The tc kernel has no tail (its splits keep the quantizer's arrays in the region that
+// decode_shared_bytes counts for a fused shape): 0.
 uint32_t fused_tail_shared_bytes(const DecodePlan& plan);
 
 // Throws invalid_argument when the shape cannot be planned (GQA ratio, head dim, m, a variant

@@ -28,9 +28,11 @@ void unwrap_32bit_clock(std::vector<WorkgroupTimeline>& wgs) {
       gap = stamps[i] - stamps[i - 1];
       base = stamps[i];
     }
-  for (auto& w : wgs)
+  for (auto& w : wgs) {
     for (uint64_t& t : w.t)
       if (t) t = base + ((t - base) & 0xffffffffu);
+    if (w.new_rows) w.new_rows = base + ((w.new_rows - base) & 0xffffffffu);
+  }
 }
 
 }  // namespace
@@ -65,6 +67,7 @@ std::vector<WorkgroupTimeline> read_timeline(std::span<const uint32_t> words, co
     r.tail = (flags & 8u) != 0;
     r.split = w[15];
     for (uint32_t p = 0; p < kTimelinePhases; ++p) r.t[p] = uint64_t(w[2 * p]) | uint64_t(w[2 * p + 1]) << 32;
+    r.new_rows = uint64_t(w[12]) | uint64_t(w[13]) << 32;
   }
   unwrap_32bit_clock(out);
   return out;

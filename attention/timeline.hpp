@@ -41,6 +41,9 @@ struct WorkgroupTimeline {
   bool merged = false;      // it arrived last in its group and merged the splits
   bool tail = false;        // the fused append's tail of its group (x = 0; split 0)
   std::array<uint64_t, kTimelinePhases> t{};  // clock per phase; 0 where not reached
+  // The tc kernel's fused splits that hold new tokens: the clock once invocation 0's subgroup has
+  // quantized its new rows (slot 6; 0 elsewhere).
+  uint64_t new_rows = 0;
 };
 
 // The workgroups' records from the words a call wrote (zeros before it), in dispatch order:

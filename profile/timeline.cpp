@@ -51,6 +51,8 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
       tail_arrival.push_back(us(w.t[2], w.t[3]));
     } else {
       ++c.with_tokens;
+      // (the tc kernel's fused splits that hold new tokens: their quantizer, in the tails' column)
+      if (w.new_rows) tail_rows.push_back(us(w.t[0], w.new_rows));
       prologue.push_back(us(w.t[0], w.t[1]));
       tiles.push_back(us(w.t[1], w.t[2]));
       arrival.push_back(us(w.t[2], w.t[3]));
@@ -162,8 +164,8 @@ int run_timeline(const CommonOptions& o) {
         const auto plan = bench.plan(options);
         const std::string vname = shown_variant(p, plan.variant);
         auto f = [](double x) { return fixed(x, 2); };
-        // (splits: the traced calls' own; a fused call plans with room for its tails.)
-        const uint32_t splits = traced.grid.x - (o.fused ? 1 : 0);
+        // (splits: the traced calls' own; the scalar kernel's fused calls have a tail a group.)
+        const uint32_t splits = traced.grid.x - (c.tails > 0 ? 1 : 0);
         std::vector<std::string> row = {p.label(),      vname,           depth_label(depth), std::to_string(splits),
                                         std::to_string(c.workgroups), std::to_string(c.late), f(c.call_us),
                                         f(c.span_us),     f(c.launch_us),
@@ -223,7 +225,7 @@ int run_timeline(const CommonOptions& o) {
                  "(the splits merged) and finish\n(output rows): over those that merged.\n--fused: append-decode "
                  "calls; 'tail': the tails' new rows quantized (with the "
                  "query rows),\nthe new tokens attended, their partials and arrival (the splits' columns leave the "
-                 "tails out).\n'last': the workgroup that ended last: its start after the first, and its "
+                 "tails out;\nthe tc kernel has no tails: its 'rows' are its splits' that hold new tokens, start to new rows quantized).\n'last': the workgroup that ended last: its start after the first, and its "
                  "phases (they sum to span).\nus/call - span is the dispatch's cost outside the workgroups. The "
                  "stamping kernels are separate\npipelines (decode*_timeline): their times are close to, not equal "
                  "to, the plain kernels'.\n";

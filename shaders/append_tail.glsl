@@ -1,6 +1,7 @@
-// The fused append of the decode kernels (compiled with TKV_FUSED_APPEND: decode_append,
-// decode_tc_append): one dispatch appends each sequence's M new tokens to the layer and decodes
-// their M queries, what record_append followed by a decode call does in three dispatches.
+// The fused append of the scalar decode kernel (compiled with TKV_FUSED_APPEND: decode_append):
+// one dispatch appends each sequence's M new tokens to the layer and decodes their M queries,
+// what record_append followed by a decode call does in three dispatches. (The tc kernel has no
+// tail: its splits that hold new tokens store them themselves, decode_tc.comp's split_append.)
 //
 // The call's length `len` counts the new tokens; they sit at [old, len), old = len - M. The
 // regular splits cover [0, old) as a decode call over the old tokens would (x = 1 .. splits). One
@@ -20,7 +21,7 @@
 // split_merge.glsl, GL_KHR_shader_subgroup_arithmetic and _shuffle; the constants HEAD_DIM,
 // KV_HEADS, GQA, M, RM, Q_HEADS, ROWS, PAGE_SIZE, K_TYPE, V_DIM; QR_COPIES (rows quantized at once, default 2)
 // and QR_MIN_SUBGROUP (quantize_row.glsl); RowShape tail_shape(bool is_v) (after
-// quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x the larger stored dim,
+// new_rows.glsl and quantize_row.glsl, which this includes); the rows R_GET / R_SET (ROWS x the larger stored dim,
 // floats); load_q;
 // merge_splits, finish_rows; the push constants pc.k_new, pc.v_new (elements to the new rows),
 // pc.scale, pc.softcap, pc.window, pc.chunk; the constants K_NEW_F16, V_NEW_F16 and the
@@ -38,9 +39,6 @@ layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
 layout(std430, binding = 10) buffer KPoolRW16 { uint16_t k_rw16[]; };
 layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
 layout(std430, binding = 11) buffer VPoolRW16 { uint16_t v_rw16[]; };
-// The new rows: [batch][M][KV_HEADS][HEAD_DIM] each, f32 or f16.
-layout(std430, binding = 8) readonly buffer NewK { uint new_k[]; };
-layout(std430, binding = 9) readonly buffer NewV { uint new_v[]; };
 
 void qr_pool_and(bool is_v, uint word, uint bits) {
   if (is_v) atomicAnd(v_rw[word], bits);
@@ -61,36 +59,16 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
 #ifndef QR_COPIES
 #define QR_COPIES 2  // two rows at once (the includer may keep one copy: one row after the other)
 #endif
-#include "quantize_row.glsl"
+#include "new_rows.glsl"
 RowShape tail_shape(bool is_v);  // the includer's
 
 const uint TAIL_TOKENS = 8;                // the new tokens, M <= 8
 shared float tail_p[ROWS * TAIL_TOKENS];  // per row and new token: score, then probability
 shared float tail_ml[ROWS * 2];           // per row: m, l
 
-float tail_new(bool is_v, uint index) {
-  if (is_v ? V_NEW_F16 != 0u : K_NEW_F16 != 0u) {
-    const uint w = is_v ? new_v[index >> 1] : new_k[index >> 1];
-    return unpackHalf2x16((index & 1u) != 0u ? (w >> 16) : w).x;
-  }
-  return uintBitsToFloat(is_v ? new_v[index] : new_k[index]);
-}
-
 // Element e of the row quantized in `copy`: the value the kernels compute with once it is stored
 // (qr_quantize leaves it in qr_x).
 float qr_value(uint copy, uint e) { return QR_X_GET(copy * 256u + e); }
-
-// New token i's row of one side quantized by the subgroup `w` into its copy of the quantizer's
-// arrays (each lane loads the elements it quantizes: no sync).
-void tail_quantize_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
-  const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
-  const uint lane = gl_SubgroupInvocationID;
-  [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
-    const uint e = lane + QR_W * k;
-    if (lane < QR_W && e < s.stored_dim) QR_X_SET(w.copy * 256u + e, e < HEAD_DIM ? tail_new(s.is_v, src + e) : 0.0);
-  }
-  qr_quantize(s, w);
-}
 
 // Element d of query row gr, scaled, with the rotation's first signs (turbo K; groups of G).
 float tail_q(uint b, uint kvh, uint gr, uint d, uint G) {
@@ -142,7 +120,7 @@ void append_tail(uint b, uint kvh, uint row_chunk, uint len, uint table, uint ti
     const bool quantizes = sg < C && r < 2u * M;
     const RowShape rs = r >= M ? vs : ks;
     const QrWork w = QrWork(sg, lane, sgs);
-    if (quantizes) tail_quantize_row(rs, w, b, kvh, r % M);
+    if (quantizes) quantize_new_row(rs, w, b, kvh, r % M);
     const uint first = nsg > C ? C : 0u;
     if (r0 == 0u && sg >= first)
       for (uint j = sg - first; j < ROWS; j += nsg - first) tail_query_row(b, kvh, row0, j);

@@ -353,6 +353,9 @@ TKV_DEFINE_VALUES(v_values, V_TYPE, false, V_NW, V_NSC, V_LBITS, V_VARIANT, vcb,
 TKV_DEFINE_HADAMARD(hadamard_rows, R_GET, R_SET)
 
 #include "query.glsl"
+#ifdef TKV_FUSED_APPEND
+#define TKV_APPEND_TAIL  // a tail workgroup and split slot a group (append_tail.glsl)
+#endif
 #include "split_merge.glsl"
 #include "timeline.glsl"
 TKV_DEFINE_MERGE_SPLITS(merge_splits, R_SET)

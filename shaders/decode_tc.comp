@@ -147,11 +147,61 @@ const uint V_REGION = V_ROWS ? PAGE_SIZE * (V_TILE + (V_Q8 ? V_SW : 0u)) : PAGE_
 // (q8_0), and q8_0's 32-dim blocks.
 const uint KQ = DIM / 32u;
 
+// The pools, read-only to the driver. A fused append-decode dispatch (TKV_FUSED_APPEND) also
+// writes them: the splits that hold new tokens store them (split_append below) through the pools
+// bound a second time (10: K, 11: V; attention/decoder.cpp), as relaxed atomics only (which need
+// not wait for each other; through coherent bindings, with plain stores among them, a new row
+// took ~2.4 us to quantize and store on an H100, against ~0.8 through plain ones: session 28,
+// runs 3-4). A turbo side's new bits go to the pool after the split's tile loop, and its first
+// fetch of their tile takes them from shared memory (the overlay, below): no barrier. A row
+// side's (f16, q8_0) are stored during the prologue, made visible by memory barriers on each side
+// of its barrier (STORES_VISIBLE, STORES_SEEN), and read back through coherent views of those
+// bindings (kc1 .., FRESH), so that no line an SM's L1 cache took before the writes is read (a
+// line may hold another split's or KV head's bytes too). Every other tile is read as by the
+// plain kernel. (Every read coherent, session 28 runs 3-4: q8_0's fused calls at 32K 0.2-0.6% ->
+// 5.6% of the step.)
 layout(std430, binding = 0) readonly buffer KPool { uint k1[]; };
 layout(std430, binding = 0) readonly buffer KPool2 { uvec2 k2[]; };
 layout(std430, binding = 0) readonly buffer KPool4 { uvec4 k4[]; };
 layout(std430, binding = 1) readonly buffer VPool { uint v1[]; };
 layout(std430, binding = 1) readonly buffer VPool4 { uvec4 v4[]; };
+#ifdef TKV_FUSED_APPEND
+layout(std430, binding = 10) buffer KPoolRW { uint k_rw[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC { uint kc1[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC2 { uvec2 kc2[]; };
+layout(std430, binding = 10) coherent readonly buffer KPoolC4 { uvec4 kc4[]; };
+layout(std430, binding = 11) buffer VPoolRW { uint v_rw[]; };
+layout(std430, binding = 11) coherent readonly buffer VPoolC { uint vc1[]; };
+layout(std430, binding = 11) coherent readonly buffer VPoolC4 { uvec4 vc4[]; };
+uint fresh_from = 0xffffffffu;  // the call's first new token (main): its tile and later ones are fresh
+uint fresh_len = 0u;             // and the call's length: new tokens [fresh_from, fresh_len)
+bool fresh_split = false;        // (uniform) this split's range holds new tokens (main)
+uint fresh_table = 0u;           // the sequence's page table (main)
+#define FRESH(tb) ((tb) + TILE > fresh_from)
+// (Turbo sides read their new tokens' tiles plainly and patch them from the overlay, below.)
+#define K1(i, f) ((f) && K_ROWS ? kc1[i] : k1[i])
+#define K2(i, f) ((f) && K_ROWS ? kc2[i] : k2[i])
+#define K4(i, f) ((f) && K_ROWS ? kc4[i] : k4[i])
+#define V1(i, f) ((f) && V_ROWS ? vc1[i] : v1[i])
+#define V4(i, f) ((f) && V_ROWS ? vc4[i] : v4[i])
+#else
+#define FRESH(tb) false
+#define K1(i, f) k1[i]
+#define K2(i, f) k2[i]
+#define K4(i, f) k4[i]
+#define V1(i, f) v1[i]
+#define V4(i, f) v4[i]
+#endif
+// The tile loops' order: a fused call's from each subgroup's last tile down, so that a split's
+// new tokens (in its last tiles) are only ever a subgroup's first fetch, made before the loop,
+// whose own fetches then need no branch (session 29, run 2: turbo3's fused 32K step 0.9-1.5% ->
+// -0.3..0.6% of the decode step); the plain kernel's from the first up.
+#ifdef TKV_FUSED_APPEND
+const bool TILES_DOWN = true;
+#else
+const bool TILES_DOWN = false;
+#endif
+uint next_tile(uint tb) { return TILES_DOWN ? tb - STEP : tb + STEP; }
 layout(std430, binding = 2) readonly buffer Pages { uint pages[]; };
 layout(std430, binding = 3) readonly buffer Seqs { uvec4 seqs[]; };
 layout(std430, binding = 4) readonly buffer Q { uint qw[]; };
@@ -219,17 +269,31 @@ const uint OSH = 0, MSH = OSLOTS * ROWS * DIM;   // float offsets of osh and msh
 const uint REGION_T = (K_ENTRIES + V_OWN_ENTRIES) * 16, REGION_O = (OSLOTS * ROWS * DIM + SUBGROUPS * ROWS * 2 + 1) / 2;
 const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 #ifdef TKV_FUSED_APPEND
-// The fused tail's workgroup keeps its rows (R_GET) and its quantizer's arrays here too (a copy
-// of a row, its codes and scales: 520 words, a subgroup quantizing one new row into each;
-// append_tail.glsl, quantize_row.glsl): as many copies as the region the tables and outputs need
-// holds after the rows, one a subgroup at most, at least 2 (the region then grows: the plan's
-// decode_shared_bytes counts it). The 2 M new rows take 2 M / copies rounds of the quantizer.
-const uint QR_COPY_WORDS = 256u + 256u + 8u;  // a copy: the row, its codes, its scales
-const uint QR_ROOM =
-    2u * REGION_TO > ROWS * DIM + 2u * QR_COPY_WORDS ? (2u * REGION_TO - ROWS * DIM) / QR_COPY_WORDS : 2u;
-const uint QR_COPIES_FIT = QR_ROOM < SUBGROUPS ? QR_ROOM : SUBGROUPS;
-#define QR_COPIES QR_COPIES_FIT
-const uint REGION_Q = (ROWS * DIM + QR_COPIES * QR_COPY_WORDS + 1u) / 2u;
+// A fused dispatch's splits that hold new tokens quantize them (split_append) while the prologue
+// builds the tables: the quantizer's arrays after the tables (where the outputs' room is larger,
+// within it), two or four copies (a subgroup quantizing one new row into each) of a row's DIM values and
+// codes and its 8 scales, 2 DIM + 8 words each (quantize_row.glsl indexes copies 256 words apart:
+// QR_AT below). The plan's decode_shared_bytes counts them.
+// (rows16 and WIDE, whose outputs' room holds them: four copies, as the M new tokens of more
+// query rows take more rows to quantize.)
+const uint QR_COPIES_FORM = ROWS16 != 0u || WIDE ? 4u : 2u;
+#define QR_COPIES QR_COPIES_FORM
+const uint QR_COPY_WORDS = 2u * DIM + 8u;
+// The overlay, after them (turbo sides; rows are read back): for each tile that can hold new
+// tokens (one for M = 1, else two, by the tile's parity), the new tokens' bits of each of its
+// words (OV_SET; the bits they own follow from the tile's layout and which tokens are new:
+// k_new_mask, v_new_mask), K's tile then V's. The split that holds new tokens records their bits
+// as it quantizes (qr_pool_or), and its first fetch of such a tile patches the words it loaded
+// with them (ov_patch_k / ov_patch_v) and stores those that hold new bits, whole, in the pool:
+// no barrier, no atomics, no pool address during the quantizer. (Session 29, run 2: stores and
+// their release before the prologue's barrier made that split's prologue 5.15 us, 4.32 without
+// the stores; turbo3's fused step 7-10% of the decode step at 4K, 3.1-3.7% without them. Session
+// 30, run 2: the overlay stored after the tile loop by atomics, ov_flush, cost that split's tiles
+// 1.34 -> 2.24 us, and the page looked up after the quantizer for the stores' address kept its
+// prologue at 5.0 us: turbo3 12.9-14.5%, 7.3-8.5% without those stores.)
+const uint OV_K = K_ROWS ? 0u : K_TILE, OV_V = V_ROWS ? 0u : V_TILE, OV_SIDE = OV_K + OV_V;
+const uint OV_SLOTS = M > 1u ? 2u : 1u, OV_WORDS = OV_SLOTS * OV_SIDE;
+const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + OV_WORDS + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -377,6 +441,15 @@ uint v_dim(uint db, uint j) {
 // scores). Rows: tokens g and g + 8 of K (KQ loads each), tokens 2c, 2c + 1, 2c + 8, 2c + 9 of V
 // (f16: BLOCKS words each; q8_0: KQ); q8_0's scales of tokens g and g + 8 (K_SW, V_SW words each).
 uint tile_page(uint tb, uint first_page) { return split_pages[tb / PAGE_SIZE - first_page]; }
+// The split's page numbers into split_pages: invocation i's first one loaded at the split's start
+// (main: split_page_0), stored in the prologue, before its barrier (fill_split_pages), so that no
+// subgroup waits for it before issuing its query rows' loads (a store of a load's value waits for
+// the load). Long splits' further pages (past WG of them) are loaded there.
+uint split_page_0 = 0u, split_page_count = 0u, split_table = 0u, split_first_page = 0u;
+void fill_split_pages(uint tid) {
+  if (tid < split_page_count) split_pages[tid] = split_page_0;
+  for (uint p = tid + WG; p < split_page_count; p += WG) split_pages[p] = pages[split_table + split_first_page + p];
+}
 
 // The word offsets of the tile at tb: of K's (V's) region of the page, and of the tile (rows: its row).
 uint k_region(uint tb, uint kvh, uint first_page) {
@@ -388,71 +461,143 @@ uint v_region(uint tb, uint kvh, uint first_page) {
 }
 uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * V_TILE; }
 
+// A turbo side's words of a tile that holds new tokens, as loaded (plainly), given their bits from
+// the overlay (ov_patch_k / ov_patch_v, below: the words that hold new bits are stored too);
+// then NORMS (a statement, the norms likewise, `o` the tile's slot, kt / vt its first word).
+// (patch_k / patch_v, in the fetches' FRESH branches, after every load of the tile is issued.)
+#ifdef TKV_FUSED_APPEND
+uint ov_slot(uint tb);
+uint ov_new(uint tb);
+uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store);
+uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store);
+uint k_new_mask(uint i, uint nw, uint lane);
+uint v_new_mask(uint i, uint nw, uint lane);
+uint norm_new_mask(uint w, uint nw);
+#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)                                                  \
+  if (!K_ROWS && READS) {                                                                           \
+    const uint o = ov_slot(tb), nw = ov_new(tb), kt = k_tile(k_region(tb, kvh, first_page), tb);    \
+    [[unroll]] for (uint i = 0; i < K_LW; ++i)                                                      \
+      kw[i] = ov_patch_k(o + 32u * i + lane, kt + 32u * i + lane, kw[i], k_new_mask(i, nw, lane), true); \
+    NORMS;                                                                                          \
+  }
+#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)                                                  \
+  if (!V_ROWS && READS) {                                                                           \
+    const uint o = ov_slot(tb) + OV_K, nw = ov_new(tb), vt = v_tile(v_region(tb, kvh, first_page), tb); \
+    [[unroll]] for (uint i = 0; i < V_LW; ++i)                                                      \
+      vw[i] = ov_patch_v(o + 32u * i + lane, vt + 32u * i + lane, vw[i], v_new_mask(i, nw, lane), true); \
+    NORMS;                                                                                          \
+  }
+#else
+#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)
+#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)
+#endif
+
 // The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
 // scales each their own way).
-void fetch_k_words(uint kt, uint lane, out uint kw[K_LW]) {
+void fetch_k_words(uint kt, uint lane, bool f, out uint kw[K_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (K_Q8) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
-        const uvec2 w = READS ? k2[(kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u] : uvec2(0u);
+        const uvec2 w = READS ? K2((kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u, f) : uvec2(0u);
         kw[2u * (KQ * h + b)] = w.x;
         kw[2u * (KQ * h + b) + 1u] = w.y;
       }
   } else if (K_ROWS) {
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint i = 0; i < KQ; ++i) {
-        const uvec4 w = READS ? k4[(kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u] : uvec4(0u);
+        const uvec4 w = READS ? K4((kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) kw[4u * (KQ * h + i) + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? k1[kt + 32u * i + lane] : 0u;
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? K1(kt + 32u * i + lane, f) : 0u;
   }
 }
 
-void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  fetch_k_words(kt, lane, kw);
+  fetch_k_words(kt, lane, f, kw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      ks[K_SW * h + i] = READS && K_Q8 ? k1[kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i] : 0u;
+      ks[K_SW * h + i] = READS && K_Q8 ? K1(kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i, f) : 0u;
   // (norms of tokens g and g + 8; rows have none)
-  kn = READS && !K_ROWS ? k1[kt + 4u * K_BITS_ROW + lane / 4u] : 0x3c003c00u;
+  kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+}
+void patch_k(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uint kn) {
+  OV_PATCH_K(tb, kvh, first_page, kw, kn = ov_patch_k(o + 4u * K_BITS_ROW + lane / 4u, kt + 4u * K_BITS_ROW + lane / 4u, kn,
+                                                       norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
+}
+void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+    patch_k(tb, lane, kvh, first_page, kw, kn);
+  } else {
+    fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+  }
 }
 
-void fetch_v_words(uint vt, uint lane, out uint vw[V_LW]) {
+void fetch_v_words(uint vt, uint lane, bool f, out uint vw[V_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (V_Q8) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
         const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        vw[KQ * u + b] = READS ? v1[vt + t * V_TILE + 8u * b + g] : 0u;
+        vw[KQ * u + b] = READS ? V1(vt + t * V_TILE + 8u * b + g, f) : 0u;
       }
   } else if (V_ROWS) {
     [[unroll]] for (uint u = 0; u < 4u; ++u)
       [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {
         const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        const uvec4 w = READS ? v4[(vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u] : uvec4(0u);
+        const uvec4 w = READS ? V4((vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) vw[BLOCKS * u + 4u * i + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? v1[vt + 32u * i + lane] : 0u;
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? V1(vt + 32u * i + lane, f) : 0u;
   }
 }
 
-void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  fetch_v_words(vt, lane, vw);
+  fetch_v_words(vt, lane, f, vw);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      vs[V_SW * h + i] = READS && V_Q8 ? v1[vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i] : 0u;
-  vn = READS && !V_ROWS ? v1[vt + 4u * V_BITS_ROW + lane / 4u] : 0x3c003c00u;
+      vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
+  vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
+}
+void patch_v(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uint vn) {
+  OV_PATCH_V(tb, kvh, first_page, vw, vn = ov_patch_v(o + 4u * V_BITS_ROW + lane / 4u, vt + 4u * V_BITS_ROW + lane / 4u, vn,
+                                                       norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
+}
+void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+    patch_v(tb, lane, kvh, first_page, vw, vn);
+  } else {
+    fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
+  }
 }
 
+// Both sides' words (PREFETCH): a fresh tile's K and V loads all issued before either is patched
+// (patching K first made the fresh split wait for K's loads before issuing V's: session 30, run 1,
+// its last split's tiles 1.33 -> 2.62 us, turbo3's fused 4K step 7-10% -> 14-15%).
 void fetch_tile(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
                 out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
-  fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
-  fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_k_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+    fetch_v_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+    patch_k(tb, lane, kvh, first_page, kw, kn);
+    patch_v(tb, lane, kvh, first_page, vw, vn);
+  } else {
+    fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+    fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
+  }
+}
+// A tile below a subgroup's first (the tile loops run from a subgroup's last tile down): none
+// holds new tokens, so its loads need no branch in the loop.
+void fetch_tile_old(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint vw[V_LW], out uint kn,
+                    out uint vn, out uint ks[K_SW2], out uint vs[V_SW2]) {
+  fetch_k_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+  fetch_v_as(tb, lane, kvh, first_page, false, vw, vn, vs);
 }
 
 // Rows: K block kb's A fragment (tokens g, g + 8 x k 2c, 2c + 8: slots 2 kb, 2 kb + 1 of each
@@ -523,32 +668,193 @@ TKV_DEFINE_FINISH_ROWS(finish_rows, R_GET, R_SET, hadamard_rows)
 #ifdef TKV_FUSED_APPEND
 #include "numeric.glsl"
 #define QR_MIN_SUBGROUP 32u
-// The tail's quantizer arrays in the region, after its rows (words [0, ROWS x DIM), R_GET): no
-// shared memory of their own, so a fused dispatch's workgroups need what the plain kernel's do
-// (they took ~4.3 KB more, which the SM's share of them fits fewer of; session 22).
-const uint QR_BASE = ROWS * DIM;
 uint qr_word(uint i) { return region[i / 2u][i % 2u]; }
 void qr_word_set(uint i, uint v) { region[i / 2u][i % 2u] = v; }
-#define QR_X_GET(i) uintBitsToFloat(qr_word(QR_BASE + (i)))
-#define QR_X_SET(i, v) qr_word_set(QR_BASE + (i), floatBitsToUint(v))
-#define QR_CODE_GET(i) qr_word(QR_BASE + QR_COPIES * 256u + (i))
-#define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 256u + (i), v)
-#define QR_SCALE_GET(i) qr_word(QR_BASE + QR_COPIES * 512u + (i))
-#define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * 512u + (i), v)
-#include "append_tail.glsl"
-RowShape tail_shape(bool is_v) {
+// Element i of the quantizer's row or codes (copy i / 256, element i % 256 < DIM) at its word
+// after the tables: the values of both copies, then their codes, then their scales.
+const uint QR_BASE = 2u * REGION_T;
+#define QR_AT(i) (((i) >> 8) * DIM + ((i) & 255u))
+#define QR_X_GET(i) uintBitsToFloat(qr_word(QR_BASE + QR_AT(i)))
+#define QR_X_SET(i, v) qr_word_set(QR_BASE + QR_AT(i), floatBitsToUint(v))
+#define QR_CODE_GET(i) qr_word(QR_BASE + QR_COPIES * DIM + QR_AT(i))
+#define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * DIM + QR_AT(i), v)
+#define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
+#define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
+const uint OV_SET = QR_BASE + QR_COPIES * QR_COPY_WORDS;
+uint ov_row = 0u;   // the overlay's words of the tile of the row being stored (split_append)
+uint ov_word = 0u;  // and that tile's first word as qr_store addresses it (a turbo side's: page 0)
+void ov_or(uint i, uint bits) {
+  if ((i & 1u) == 0u) atomicOr(region[i >> 1].x, bits);
+  else atomicOr(region[i >> 1].y, bits);
+}
+// Rows go to the pool (read back); a turbo side's ones to the overlay (its zeros follow from the
+// layout: the new tokens' bits are all theirs).
+void qr_pool_and(bool is_v, uint word, uint bits) {
+  if (is_v ? V_ROWS : K_ROWS) {
+    if (is_v) atomicAnd(v_rw[word], bits);
+    else atomicAnd(k_rw[word], bits);
+  }
+}
+void qr_pool_or(bool is_v, uint word, uint bits) {
+  if (is_v ? V_ROWS : K_ROWS) {
+    if (is_v) atomicOr(v_rw[word], bits);
+    else atomicOr(k_rw[word], bits);
+  } else {
+    ov_or(OV_SET + ov_row + word - ov_word, bits);
+  }
+}
+// The overlay's slot (first word) for the tile at token tb.
+uint ov_slot(uint tb) { return OV_SLOTS == 1u ? 0u : ((tb / TILE) & 1u) * OV_SIDE; }
+// Which of the 16 tokens of the tile at tb are new (bit p: token tb + p).
+uint ov_new(uint tb) {
+  const uint lo = fresh_from > tb ? min(fresh_from - tb, 16u) : 0u;
+  const uint hi = fresh_len > tb ? min(fresh_len - tb, 16u) : 0u;
+  return hi > lo ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
+}
+// The part of a field's bits fm (at bit lo of a lane's words) in word i (compile-time shifts).
+uint field_part(uint fm, uint lo, uint i) { return lo >= 32u * i ? fm << (lo - 32u * i) : fm >> (32u * i - lo); }
+bool field_in(uint lo, uint F, uint i) { return lo < 32u * i + 32u && lo + F > 32u * i; }
+// The bits of K word i of a lane that belong to new tokens (nw): its fields 4 blk + 2 h + e are
+// token g + 8 h's (qr_store_tile), F bits each.
+uint k_new_mask(uint i, uint nw, uint lane) {
+  const uint g = lane >> 2;
+  const bool n0 = ((nw >> g) & 1u) != 0u, n1 = ((nw >> (g + 8u)) & 1u) != 0u;
+  uint m = 0u;
+  [[unroll]] for (uint j = 0; j < 4u * BLOCKS; ++j)
+    if (field_in(K_F * j, K_F, i) && (((j >> 1) & 1u) == 0u ? n0 : n1)) m |= field_part((1u << K_F) - 1u, K_F * j, i);
+  return m;
+}
+// V word i of lane 4 li + q: fields 4 blk + 2 x + h hold tokens 2q + e + 8h as element e (its
+// magnitude bits and its negative bit, qr_store_tile).
+uint v_new_mask(uint i, uint nw, uint lane) {
+  const uint q = lane & 3u, mb = V_MB;
+  uint m = 0u;
+  [[unroll]] for (uint j = 0; j < 4u * BLOCKS; ++j)
+    [[unroll]] for (uint e = 0; e < 2u; ++e)
+      if (field_in(V_F * j, V_F, i) && ((nw >> (2u * q + e + 8u * (j & 1u))) & 1u) != 0u)
+        m |= field_part((((1u << mb) - 1u) << (mb * e)) | (1u << (2u * mb + e)), V_F * j, i);
+  return m;
+}
+// A norm word w holds tokens w (low half) and w + 8 (high half).
+uint norm_new_mask(uint w, uint nw) {
+  return (((nw >> w) & 1u) != 0u ? 0xffffu : 0u) | (((nw >> (w + 8u)) & 1u) != 0u ? 0xffff0000u : 0u);
+}
+// Word w of a tile that holds new tokens, as loaded from pool word `word`, with their bits (under
+// mask, overlay word i) in place; stored whole if it holds any (`store`: one lane of those that
+// loaded it). Every old token's bits are as loaded (nothing writes them during the call), every
+// new one's from the overlay: the row chunks' splits of one range store the same value, and one
+// that loads the word after another stored it patches the same bits again.
+uint ov_patch(uint i, uint w, uint mask) { return (w & ~mask) | qr_word(OV_SET + i); }
+uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store) {
+  w = ov_patch(i, w, mask);
+  if (store && mask != 0u) k_rw[word] = w;
+  return w;
+}
+uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store) {
+  w = ov_patch(i, w, mask);
+  if (store && mask != 0u) v_rw[word] = w;
+  return w;
+}
+// Stores as atomics too (ones set, then zeros cleared, as qr_store_field: the row chunks' writers
+// of the same values never undo each other): relaxed atomics are what a release barrier orders
+// under the Vulkan memory model, where plain stores stay private to their invocation, and unlike
+// stores through coherent bindings they need not wait for each other (session 28, run 3).
+void qr_pool_store(bool is_v, uint word, uint value) {
+  qr_pool_or(is_v, word, value);
+  qr_pool_and(is_v, word, value);
+}
+void qr_pool_store16(bool is_v, uint index, uint value) {
+  const uint sh = 16u * (index & 1u), v = (value & 0xffffu) << sh;
+  qr_pool_or(is_v, index >> 1, v);
+  qr_pool_and(is_v, index >> 1, v | ~(0xffffu << sh));
+}
+#include "new_rows.glsl"
+RowShape row_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
               : RowShape(K_TYPE, DIM, K_Q8 ? KQ : K_ROWS ? 0u : 1u, K_Q8 ? 32u : DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
 }
-const uint TAIL_SLOT = 1;  // the tail's split slot
+
+// The fused append in the splits: the call's length `len` counts the M new tokens, at [old, len),
+// old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
+// A split whose range [start, end) holds new tokens quantizes their K and V rows during its
+// prologue (QR_FIRST below), and its tile loop attends to them with the old ones: a turbo side's
+// from the overlay (their tile's first fetch patched, and stored from there), a row
+// side's stored at once and read back (those rows through coherent views, FRESH; the writes made
+// visible around the prologue's barrier). Every row chunk's split of that range stores the same
+// rows: every write is an atomic that sets its ones before clearing its zeros, so writers of the
+// same bits never undo each other (qr_store_field, qr_pool_store; a turbo side's words are stored
+// whole, the same value by each, ov_patch_k). No other split reads
+// these tiles: a split's range is whole tiles. (It replaces the tail
+// workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
+// splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
+// instead of 33 two-step ones, 6-9% of the decode step against 0-2.6% at 4032-4095.)
+bool stored_rows = false;  // this invocation stored new rows (split_append): to be made visible
+
+// Subgroups QR_FIRST .. QR_FIRST + QR_COPIES - 1 quantize and store the split's new rows: where
+// six subgroups take up to 4 rows, 4 and 5, which hold no query rows; else 0 .., beside their own
+// query rows, whose loads the split function issues before this (query_load) and uses after
+// (query_finish), so that the two rows' loads are in flight together. (Session 28, run 4:
+// quantizers on subgroups 2 and 3 while 0 and 1 took two query rows each made that split's
+// prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and store through the plain
+// bindings.)
+const uint QR_FIRST = ROWS16 == 0u && !WIDE && SUBGROUPS >= 6u ? 4u : 0u;
+void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
+  const uint old = len - M, first = max(start, old), n = end - first;  // (end > old: n >= 1)
+  // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
+  // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
+  const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
+  if (OV_SIDE != 0u) {  // the overlay cleared (its records are ORs) before any subgroup records
+    for (uint i = tid; i < OV_WORDS; i += WG) qr_word_set(OV_SET + i, 0u);
+    barrier();
+  }
+  if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
+  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
+  // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
+  // workgroup one).
+  const uint copy = sg - QR_FIRST, table = fresh_table;
+  const QrWork w = QrWork(copy, lane, 32u);
+  for (uint r = copy; r < 2u * n; r += QR_COPIES) {
+    const RowShape rs = row_shape(r >= n);
+    const uint pos = first + r % n;
+    quantize_new_row(rs, w, b, kvh, pos - old);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();
+    // (a turbo side's bits go to the overlay, addressed as in page 0: no page looked up, whose
+    // load the quantizer's chain would wait for)
+    const bool rows = rs.is_v ? V_ROWS : K_ROWS;
+    const uint page = rows ? pages[table + pos / PAGE_SIZE] : 0u;
+    ov_row = ov_slot(pos) + (rs.is_v ? OV_K : 0u);
+    ov_word = qr_tile(rs, qr_region(rs, page, kvh), pos % PAGE_SIZE) / 4u;
+    qr_store(rs, w, page, kvh, pos % PAGE_SIZE);
+    subgroupMemoryBarrierShared();
+    subgroupBarrier();  // (the copy is rewritten next)
+    stored_rows = stored_rows || rows;  // (rows are read back: released below)
+  }
+  TL_STAMP(6u);  // (turboprof timeline: the new rows' time, in the tails' "rows" column)
+}
+#endif
+
+// Before the prologue's barrier: the new rows' stores (split_append) done, so that every
+// subgroup's tile loop reads them back.
+#ifdef TKV_FUSED_APPEND
+#define STORES_VISIBLE() if (stored_rows) memoryBarrierBuffer()
+// (after it: GLSL's barrier orders shared memory only; this acquires the buffers' writes, in the
+// split that reads them alone: a memory barrier waits for the invocation's loads in flight, in
+// every split the first tile's)
+#define STORES_SEEN() if (fresh_split && (K_ROWS || V_ROWS)) memoryBarrierBuffer()
+// The split's new rows, if it holds any (split_append), between its query rows' loads and the rest.
+#define FRESH_ROWS(b, kvh, start, end, len, tid) if (fresh_split) split_append(b, kvh, start, end, len, tid)
 #else
-const uint TAIL_SLOT = 0;
+#define STORES_VISIBLE()
+#define STORES_SEEN()
+#define FRESH_ROWS(b, kvh, start, end, len, tid)
 #endif
 
 // Query row j of the workgroup's rows into the calling subgroup's registers, scaled and rotated
 // as the cache's K rows were: dim lane + 32 i in x[i], zeros past the rows. Returns the
 // subgroup's largest |x|.
-float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x[4]) {
+// (In two parts: query_load, then query_finish, so that other loads can be in flight with its.)
+void query_load(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x[4]) {
   const uint QV = DIM / 32u;
   const uint gr = row_chunk * ROWS + j;
   const bool live = j < ROWS && gr < RM;
@@ -557,6 +863,9 @@ float query_row(uint b, uint kvh, uint row_chunk, uint j, uint lane, out float x
     const uint d = lane + 32u * i;
     x[i] = i < QV && live && d < HEAD_DIM ? load_q(qbase + d) * pc.scale * (K_ROWS ? 1.0 : sign1(d)) : 0.0;
   }
+}
+float query_finish(uint lane, inout float x[4]) {
+  const uint QV = DIM / 32u;
   if (!K_ROWS) {
     TKV_HADAMARD_REGISTERS(x, 4u, QV, DIM, lane, 32u)
   }
@@ -589,34 +898,75 @@ void row_range(uint row_chunk, uint j, uint len, out bool live, out uint hi_tok,
 }
 
 // The tables (the region holds nothing else yet).
-void build_tables(uint tid) {
-  for (uint i = tid; i < K_ENTRIES * 16u; i += WG)
+// (By invocations t of n: the workgroup's, or those that do not quantize new rows.)
+void build_tables_by(uint t, uint n) {
+  for (uint i = t; i < K_ENTRIES * 16u; i += n)
     region[TAB_K + i] = table_entry(K_TYPE, K_MB, i / 16u, K_CS, K_EXACT);
-  for (uint i = tid; i < V_OWN_ENTRIES * 16u; i += WG)
+  for (uint i = t; i < V_OWN_ENTRIES * 16u; i += n)
     region[TAB_V + i] = table_entry(V_TYPE, V_MB, i / 16u, V_CS, V_EXACT);
 }
+void build_tables(uint tid) { build_tables_by(tid, WG); }
 
 // ROWS16: the lane's K words of the tile at tb (fetch_k's), and what the scores' columns need:
 // the norms of tokens 2c, 2c + 8 (kn.x) and 2c + 1, 2c + 9 (kn.y) (a tile's norm word w holds
 // tokens w and w + 8; rows: 1), q8_0's scales of token 8h + 2c + e at (2h + e) x K_SW.
 const uint K_SW4 = K_Q8 ? 4u * K_SW : 1u, V_SW4 = V_Q8 ? 4u * V_SW : 1u;
-void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
-  fetch_k_words(kt, lane, kw);
-  kn = READS && !K_ROWS ? uvec2(k1[kt + 4u * K_BITS_ROW + 2u * c], k1[kt + 4u * K_BITS_ROW + 2u * c + 1u])
+  fetch_k_words(kt, lane, f, kw);
+  kn = READS && !K_ROWS ? uvec2(K1(kt + 4u * K_BITS_ROW + 2u * c, f), K1(kt + 4u * K_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      if (K_Q8) ks[t * K_SW + i] = READS ? k1[kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i] : 0u;
+      if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
 }
-void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+void patch_k16(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uvec2 kn) {
+  const uint c = lane & 3u, n = 4u * K_BITS_ROW + 2u * c;  // (norm words 2c, 2c + 1: lanes c, c + 4, ..; c's stores)
+  OV_PATCH_K(tb, kvh, first_page, kw, kn = uvec2(ov_patch_k(o + n, kt + n, kn.x, norm_new_mask(2u * c, nw), lane < 4u),
+                                                 ov_patch_k(o + n + 1u, kt + n + 1u, kn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
+}
+void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_k16_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+    patch_k16(tb, lane, kvh, first_page, kw, kn);
+  } else {
+    fetch_k16_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+  }
+}
+void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
   const uint slot = tb % PAGE_SIZE, c = lane & 3u, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
-  fetch_v_words(vt, lane, vw);
-  vn = READS && !V_ROWS ? uvec2(v1[vt + 4u * V_BITS_ROW + 2u * c], v1[vt + 4u * V_BITS_ROW + 2u * c + 1u])
+  fetch_v_words(vt, lane, f, vw);
+  vn = READS && !V_ROWS ? uvec2(V1(vt + 4u * V_BITS_ROW + 2u * c, f), V1(vt + 4u * V_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      if (V_Q8) vs[t * V_SW + i] = READS ? v1[vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i] : 0u;
+      if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
+}
+void patch_v16(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uvec2 vn) {
+  const uint c = lane & 3u, n = 4u * V_BITS_ROW + 2u * c;
+  OV_PATCH_V(tb, kvh, first_page, vw, vn = uvec2(ov_patch_v(o + n, vt + n, vn.x, norm_new_mask(2u * c, nw), lane < 4u),
+                                                 ov_patch_v(o + n + 1u, vt + n + 1u, vn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
+}
+void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_v16_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+    patch_v16(tb, lane, kvh, first_page, vw, vn);
+  } else {
+    fetch_v16_as(tb, lane, kvh, first_page, false, vw, vn, vs);
+  }
+}
+// Both sides' words (PREFETCH; as fetch_tile: every load issued before either side is patched).
+void fetch_tile16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4],
+                  out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
+  [[dont_flatten]] if (FRESH(tb)) {
+    fetch_k16_as(tb, lane, kvh, first_page, true, kw, kn, ks);
+    fetch_v16_as(tb, lane, kvh, first_page, true, vw, vn, vs);
+    patch_k16(tb, lane, kvh, first_page, kw, kn);
+    patch_v16(tb, lane, kvh, first_page, vw, vn);
+  } else {
+    fetch_k16_as(tb, lane, kvh, first_page, false, kw, kn, ks);
+    fetch_v16_as(tb, lane, kvh, first_page, false, vw, vn, vs);
+  }
 }
 
 // ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
@@ -665,10 +1015,17 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   float amax = 0.0;
   if (q_rows)
     [[unroll]] for (uint i = 0; i < 4u; ++i)
-      if (i < QPER) amax = max(amax, query_row(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]));
+      if (i < QPER) query_load(b, kvh, row_chunk, sg + QSG * i, lane, qv[i]);
+  FRESH_ROWS(b, kvh, start, end, len, tid);
+  if (q_rows)
+    [[unroll]] for (uint i = 0; i < 4u; ++i)
+      if (i < QPER) amax = max(amax, query_finish(lane, qv[i]));
   if (lane == 0u && q_rows) qmax_sh[sg] = amax;
   build_tables(tid);
+  fill_split_pages(tid);
+  STORES_VISIBLE();
   barrier();
+  STORES_SEEN();
   const float qs = query_scale(QSG);
   const float unscale = 1.0 / (K_CS * qs);
   // Q's rows, row-major (dims in K's fragment slots) in frag: their hi halves, loaded as qa, then
@@ -698,17 +1055,20 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
   uvec2 kn, vn;
-  if (start + sg * TILE < end) {
-    fetch_k16(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
-    if (PREFETCH) fetch_v16(start + sg * TILE, lane, kvh, first_page, vw, vn, vs);
+  // The subgroup's tiles (TILES_DOWN: from its last down; only the first fetch may hold new tokens).
+  const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
+  uint tb = TILES_DOWN ? tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP : tb0;
+  if (tiles > 0u) {
+    if (PREFETCH) fetch_tile16(tb, lane, kvh, first_page, kw, kn, ks, vw, vn, vs);
+    else fetch_k16(tb, lane, kvh, first_page, kw, kn, ks);
   }
 
-  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+  for (uint left = tiles; left > 0u; --left, tb = next_tile(tb)) {
     uint nkw[K_LW], nvw[V_LW], nks[K_SW4], nvs[V_SW4];
     uvec2 nkn, nvn;
-    if (PREFETCH && tb + STEP < end) {
-      fetch_k16(tb + STEP, lane, kvh, first_page, nkw, nkn, nks);
-      fetch_v16(tb + STEP, lane, kvh, first_page, nvw, nvn, nvs);
+    if (PREFETCH && left > 1u) {
+      fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, nkw, nkn, nks);
+      fetch_v16_as(next_tile(tb), lane, kvh, first_page, false, nvw, nvn, nvs);
     }
     if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
 
@@ -748,7 +1108,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && tb + STEP < end) fetch_k16(tb + STEP, lane, kvh, first_page, kw, kn, ks);
+    if (!PREFETCH && left > 1u) fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, kw, kn, ks);
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
       [[unroll]] for (uint i = 0; i < 8u; ++i)
         if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
@@ -870,17 +1230,40 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   // memory, no barrier (in shared memory, with the 512 atomics of the query scale, they cost ~2 us
   // per call on an H100).
   const uint QV = DIM / 32u;  // 2 or 4
-  const bool q_rows = sg < 4u;
+  // (pair: a fused split that holds new tokens, four subgroups of up to 4 rows: 0 and 1 quantize
+  // the new rows (split_append) while 2 and 3 take the query rows, two each: sg and sg - 2.)
+#ifdef TKV_FUSED_APPEND
+  // (Turbo sides alone, whose quantizer is the long one: session 30, run 1, q8_0's last prologue
+  // 1.49 -> 1.76 us paired; turbo3's 4.96 -> 4.38.)
+  const bool pair = fresh_split && PREFETCH && !WIDE && SUBGROUPS == 4u && QR_FIRST == 0u;
+#else
+  const bool pair = false;
+#endif
+  const bool q_rows = pair ? sg >= 2u && sg < 4u : sg < 4u;
   float qv[4], qv2[4];
   if (q_rows) {
-    float amax = query_row(b, kvh, row_chunk, sg, lane, qv);
-    if (WIDE) amax = max(amax, query_row(b, kvh, row_chunk, sg + 4u, lane, qv2));
-    if (lane == 0u) qmax_sh[sg] = amax;
+    query_load(b, kvh, row_chunk, sg, lane, qv);
+    if (WIDE) query_load(b, kvh, row_chunk, sg + 4u, lane, qv2);
+    else if (pair) query_load(b, kvh, row_chunk, sg - 2u, lane, qv2);
   }
-  build_tables(tid);  // meanwhile
+  FRESH_ROWS(b, kvh, start, end, len, tid);
+  if (q_rows) {
+    float amax = query_finish(lane, qv);
+    if (WIDE || pair) amax = max(amax, query_finish(lane, qv2));
+    if (lane == 0u) qmax_sh[sg] = amax;
+  } else if (sg < 4u && lane == 0u) {
+    qmax_sh[sg] = 0.0;
+  }
+  // (pair: by subgroups 2 and 3 alone, while 0 and 1 quantize)
+  if (!pair) build_tables(tid);  // meanwhile
+  else if (sg >= 2u) build_tables_by(tid - 64u, 64u);
+  fill_split_pages(tid);
+  STORES_VISIBLE();
   barrier();
+  STORES_SEEN();
   const float qs = query_scale(4u);
-  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los).
+  // Qb's columns sg (hi) and sg + 4 (lo); WIDE: sg and sg + 4 (his), sg + 8 and sg + 12 (los);
+  // pair: also sg - 2 (hi) and sg + 2 (lo).
   [[unroll]] for (uint i = 0; i < 4u; ++i)
     if (q_rows && i < QV) {
       const uint k = k_slot(lane + 32u * i);
@@ -891,6 +1274,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         const f16vec2 h2 = split_hilo(qv2[i] * qs);
         frag[(sg + 4u) * DIM + k] = h2.x;
         frag[(sg + 12u) * DIM + k] = h2.y;
+      } else if (pair) {
+        const f16vec2 h2 = split_hilo(qv2[i] * qs);
+        frag[(sg - 2u) * DIM + k] = h2.x;
+        frag[(sg + 2u) * DIM + k] = h2.y;
       }
     }
   barrier();
@@ -913,14 +1300,18 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
   uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
-  if (PREFETCH && start + sg * TILE < end) fetch_tile(start + sg * TILE, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
-  if (!PREFETCH && start + sg * TILE < end) fetch_k(start + sg * TILE, lane, kvh, first_page, kw, kn, ks);
+  // The subgroup's tiles, from tb0 (TILES_DOWN: from its last down to tb0; a split's new tokens,
+  // in a fused call, are in its last tiles: only the first fetch may hold them).
+  const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
+  uint tb = TILES_DOWN ? tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP : tb0;
+  if (PREFETCH && tiles > 0u) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
+  if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
 
-  for (uint tb = start + sg * TILE; tb < end; tb += STEP) {
+  for (uint left = tiles; left > 0u; --left, tb = next_tile(tb)) {
     // The next tile's words, in flight while this one is computed (rows: this tile's V; the next
     // one's K below).
     uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
-    if (PREFETCH && tb + STEP < end) fetch_tile(tb + STEP, lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
+    if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
     if (!PREFETCH) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
@@ -974,7 +1365,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && tb + STEP < end) fetch_k(tb + STEP, lane, kvh, first_page, kw, kn, ks);
+    if (!PREFETCH && left > 1u) fetch_k_as(next_tile(tb), lane, kvh, first_page, false, kw, kn, ks);
     // Masks: rows past the group's, tokens past the split's end, before a row's window or after
     // its own position; a tile inside every row's range (most of them) needs only the rows'.
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
@@ -1099,34 +1490,30 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
 void main() {
   const uint tid = gl_LocalInvocationID.x;
   const uint sg = tid / 32u, lane = tid % 32u;  // the plan requires subgroups of 32
-#ifdef TKV_FUSED_APPEND
-  const uint split = gl_WorkGroupID.x - 1u;  // the tail is x = 0 (below): dispatched first
-#else
   const uint split = gl_WorkGroupID.x;
-#endif
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   TL_STAMP(0u);
   const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
-#ifdef TKV_FUSED_APPEND
-  if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append
-    append_tail(b, kvh, row_chunk, len, table, tid, WG);
-    return;
-  }
-  const uint covered = len - M;  // the splits' tokens: [0, covered), the old ones
-#else
-  const uint covered = len;
-#endif
   const uint start = split * pc.chunk;
-  if (start >= covered) {
+  if (start >= len) {
     TL_END(split, false, false);
     return;
   }
-  const uint end = min(covered, start + pc.chunk);
+  const uint end = min(len, start + pc.chunk);
+#ifdef TKV_FUSED_APPEND
+  fresh_from = len - M;
+  fresh_len = len;
+  fresh_split = end > fresh_from;
+  fresh_table = table;
+#endif
 
   const uint first_page = start / PAGE_SIZE;
-  for (uint p = tid; p <= (end - 1) / PAGE_SIZE - first_page; p += WG) split_pages[p] = pages[table + first_page + p];
+  split_page_count = (end - 1) / PAGE_SIZE - first_page + 1u;
+  split_table = table;
+  split_first_page = first_page;
+  split_page_0 = tid < split_page_count ? pages[table + first_page + tid] : 0u;  // (stored by fill_split_pages)
   if (ROWS16 != 0u) rows16_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   else columns_split(b, kvh, row_chunk, start, end, len, first_page, tid, sg, lane);
   barrier();
@@ -1152,7 +1539,7 @@ void main() {
     if (k4 == 0u) v.x = mx;
     part4[partial_index4(b, kvh, gr, split, k4)] = v;
   }
-  const uint n = splits_with_tokens(covered, pc.chunk) + TAIL_SLOT, row0 = row_chunk * ROWS;
+  const uint n = splits_with_tokens(len, pc.chunk), row0 = row_chunk * ROWS;
   const bool last = arrive_last(group_of(b, kvh, row_chunk), n);
   TL_STAMP(3u);
   if (!last) {

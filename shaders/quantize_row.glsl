@@ -201,15 +201,18 @@ uint qr_region(RowShape s, uint page, uint head) {
 uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) * 16u * (s.bits_row + 2u * s.groups); }
 
 // Bits `set` under `mask` of one field at bit `at` of tile lane `lane`'s words (word k of the
-// lane at base + 32 k): cleared, then set (a field may straddle two words). Atomics: the words
-// are shared with the tile's other tokens, whose bits they leave as they are.
+// lane at base + 32 k): its ones set, then its zeros cleared (a field may straddle two words).
+// Atomics: the words are shared with the tile's other tokens, whose bits they leave as they are.
+// (In that order, writers of the same bits never undo each other: once one writer's two atomics
+// are done the field holds `set`, whatever the others' are doing. The tc kernel's fused splits,
+// one per row chunk, each store the same new rows and then read them back.)
 void qr_store_field(bool is_v, uint base, uint lane, uint at, uint set, uint mask) {
   const uint word = base + 32u * (at / 32u) + lane, sh = at % 32u;
-  qr_pool_and(is_v, word, ~(mask << sh));
   qr_pool_or(is_v, word, set << sh);
+  qr_pool_and(is_v, word, ~((mask & ~set) << sh));
   if (sh != 0u && (mask >> (32u - sh)) != 0u) {  // (the bits past the word: the next one's)
-    qr_pool_and(is_v, word + 32u, ~(mask >> (32u - sh)));
     qr_pool_or(is_v, word + 32u, set >> (32u - sh));
+    qr_pool_and(is_v, word + 32u, ~((mask & ~set) >> (32u - sh)));
   }
 }
 

@@ -25,9 +25,9 @@ layout(std430, binding = 7) coherent buffer Arrivals { uint arrivals[]; };
 
 const uint PSTRIDE4 = V_DIM / 4 + 1;  // vec4s per partial row
 
-// Split slots per query row: the grid's splits, and with the fused append (append_tail.glsl)
-// one more for the tail.
-#ifdef TKV_FUSED_APPEND
+// Split slots per query row: the grid's splits, and with the scalar kernel's fused append
+// (TKV_APPEND_TAIL, append_tail.glsl) one more for the tail.
+#ifdef TKV_APPEND_TAIL
 uint split_slots() { return pc.splits + 1u; }
 #else
 uint split_slots() { return pc.splits; }

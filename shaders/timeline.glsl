@@ -4,9 +4,10 @@
 // Invocation 0 of each workgroup writes the device's real-time clock (VK_KHR_shader_clock) at
 // each phase into 8 uvec2 slots per workgroup (x + X (y + Y z) of the dispatch): 0 start,
 // 1 prologue done, 2 tiles done, 3 partials written and arrival counted, 4 splits merged,
-// 5 end; slot 7 = (flags, split): bit 0 written, bit 1 the split had tokens, bit 2 it merged,
-// bit 3 it is the fused append's tail (append_tail.glsl: 1 = the new rows quantized and the
-// query rows rotated, 2 = the new tokens attended; split 0).
+// 5 end; slot 6: the tc kernel's fused splits that hold new tokens, their new rows quantized
+// (invocation 0's subgroup); slot 7 = (flags, split): bit 0 written, bit 1 the split had tokens,
+// bit 2 it merged, bit 3 it is the fused append's tail (append_tail.glsl: 1 = the new rows
+// quantized and the query rows rotated, 2 = the new tokens attended; split 0).
 #ifdef TKV_TIMELINE
 #ifdef TKV_FUSED_APPEND
 layout(std430, binding = 12) writeonly buffer Timeline { uvec2 timeline[]; };  // (8-11: the new rows, the pools)

@@ -18,7 +18,7 @@ DecodeShape llama8b(uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
 }
 
 // The tc workgroups of a fused plan an SM holds: ~49 KB of shared memory an SM, 1 KB more a
-// workgroup (H100, sessions 6 and 21), each with the tail's shared memory.
+// workgroup (H100, sessions 6 and 21), each with the scalar tail's shared memory (the tc kernel has none).
 uint32_t fused_workgroups_per_sm(const DecodePlan& p) {
   return std::max(1u, 50176u / (p.shared_bytes + fused_tail_shared_bytes(p) + 1024));
 }
@@ -481,16 +481,16 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   EXPECT_GE(p.workgroups, h.kv * p.row_chunks * batch) << at;
                   EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p)) << at;
                   EXPECT_LE(p.shared_bytes, std::min(caps.max_shared_memory, 49152u)) << at;
-                  // The fused call of the same step: its splits and tails in one wave of the
-                  // workgroups an SM holds with the tail's shared memory, unless one split a
-                  // group, or splits as long as the page list allows, are already more.
+                  // The fused call of the same step (no tails on the tensor cores): its splits
+                  // in one wave of the workgroups an SM holds with the quantizer's arrays,
+                  // unless one split a group, or splits as long as the page list allows, are
+                  // already more.
                   DecodeShape appended = s;
                   appended.max_context += m;
-                  const DecodeShape fs = fused_append_shape(appended);
+                  const DecodeShape fs = fused_append_shape(appended, Variant::tc);
                   const auto f = plan_decode(caps, fs, {.variant = Variant::tc});
-                  const uint32_t groups = h.kv * f.row_chunks * batch;
                   if (f.splits > 1 && f.reason.find("page list") == std::string::npos) {
-                    EXPECT_LE(f.workgroups + groups, fused_workgroups_per_sm(f) * caps.compute_units)
+                    EXPECT_LE(f.workgroups, fused_workgroups_per_sm(f) * caps.compute_units)
                         << at << " fused: " << f.describe();
                   }
                 }
@@ -570,72 +570,83 @@ TEST(Plan, TensorCoresNameWhatIsMissing) {
   EXPECT_EQ(tc_error(caps, llama8b(4096), ProfileMode::zero), "");
 }
 
-// The fused append's tails: the planner leaves them room in the first wave, and the splits are
-// planned as a decode call's are otherwise (at least as long as the same call's unfused: the tails
-// take room).
+// The scalar kernel's fused append tails: the planner leaves them room in the first wave, and the
+// splits are planned as a decode call's are otherwise (at least as long as the same call's
+// unfused: the tails take room).
 TEST(Plan, FusedAppendTailsGetRoomInTheWave) {
-  PlanRequest tc;
-  tc.variant = Variant::tc;
   for (uint32_t ctx : {1025u, 4097u, 8193u, 32769u, 131073u}) {
     DecodeShape s = llama8b(ctx);
-    const auto plain = plan_decode(h100_tensor_cores(), s, tc);
+    const auto plain = plan_decode(h100(), s);
     s.reserved_per_group = 1;
-    const auto fused = plan_decode(h100_tensor_cores(), s, tc);
+    const auto fused = plan_decode(h100(), s);
     EXPECT_GE(fused.chunk, plain.chunk) << ctx;
-    EXPECT_LE(fused.workgroups + s.kv_heads, 132u * 3) << ctx << ": " << fused.describe();
-    const auto scalar = plan_decode(h100(), s);
-    EXPECT_LE(scalar.workgroups + s.kv_heads, 132u * 4) << ctx << ": " << scalar.describe();
+    EXPECT_LE(fused.workgroups + s.kv_heads, 132u * 4) << ctx << ": " << fused.describe();
   }
 }
 
-// Every workgroup of a fused dispatch carries the tail's shared memory (its quantizer's arrays):
-// the splits and the tails fit one wave of the workgroups an SM holds with it (~49 KB an SM, 1 KB
-// more a workgroup). Without it, m 1 at 128K put three 16.8 KB workgroups an SM and the wide form
-// (m 2) two of 27.3 KB, where two and one fit: a second wave.
-TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheTailsSharedMemory) {
+// A fused dispatch's tc workgroups carry the quantizer's arrays in their region (the splits that
+// hold new tokens quantize them there before the tables): its splits fit one wave of the
+// workgroups an SM holds with it (~49 KB an SM, 1 KB more a workgroup). (When every workgroup
+// carried a tail's arrays uncounted, m 1 at 128K put three 16.8 KB workgroups an SM and the wide
+// form (m 2) two of 27.3 KB, where two and one fit: a second wave.)
+TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheQuantizersSharedMemory) {
   const auto caps = h100_tensor_cores_khr();
   for (KvType t : {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4})
     for (uint32_t m : {1u, 2u, 3u, 8u})
       for (uint32_t ctx : {4096u, 32768u, 131072u}) {
         DecodeShape appended = llama8b(ctx + m, 1, m);
         appended.k_type = appended.v_type = t;
-        const DecodeShape s = fused_append_shape(appended);
+        const DecodeShape s = fused_append_shape(appended, Variant::tc);
         const auto p = plan_decode(caps, s, {.variant = Variant::tc});
-        const uint32_t tails = s.kv_heads * p.row_chunks;
-        EXPECT_LE(p.workgroups + tails, fused_workgroups_per_sm(p) * caps.compute_units)
+        EXPECT_LE(p.workgroups, fused_workgroups_per_sm(p) * caps.compute_units)
             << type_name(t) << " m " << m << " ctx " << ctx << ": " << p.describe();
-        EXPECT_LE(p.shared_bytes + fused_tail_shared_bytes(p), 49152u) << type_name(t) << " m " << m;
+        EXPECT_LE(p.shared_bytes, 49152u) << type_name(t) << " m " << m;
       }
-  // The tail's arrays: the scalar kernel's copy of 256 floats, 256 codes and 8 scales; 10 floats a
-  // row. The tc kernel keeps its two copies in its region, after the tail's rows: as much shared
-  // memory as the plain kernel where that region is larger (llama8b m 1: tables or outputs of
-  // 8 KB), more where it is not (GQA 1: 4 rows of 64 dims).
+  // The scalar kernel's tail: a copy of 256 floats, 256 codes and 8 scales; 10 floats a row. The
+  // tc kernel has none; its two copies of the quantizer's arrays (a row's values and codes, 8
+  // scales) and the turbo sides' overlay (a tile's new bits, one tile or two) follow the tables in
+  // its region, which grows where the outputs' room does not hold them: not at 32K (six
+  // subgroups' or more rows' outputs, or no tables), where llama8b turbo3 m 1 at 4K in four
+  // subgroups has 8 KB of tables and 8 KB of outputs.
   DecodePlan p;
   p.variant = Variant::tc;
   p.rows = 4;
-  EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 4 * 10);
+  EXPECT_EQ(fused_tail_shared_bytes(p), 0u);
   p.variant = Variant::mag4;
   EXPECT_EQ(fused_tail_shared_bytes(p), 4u * 520 + 4 * 4 * 10);
-  for (uint32_t m : {1u, 2u, 3u, 8u}) {
-    DecodeShape plain = llama8b(32768, 1, m);
+  for (uint32_t m : {1u, 2u, 3u, 8u})
+    for (KvType t : {KvType::turbo3, KvType::f16}) {
+      DecodeShape plain = llama8b(32768, 1, m);
+      plain.k_type = plain.v_type = t;
+      const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
+      DecodeShape fused = plain;
+      fused.appends = true;
+      EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << type_name(t) << " m " << m;
+    }
+  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 of quantizer + the overlay (a K and a
+     // V tile of 200 words) against 8320 of outputs and (m, l)
+    DecodeShape plain = llama8b(4096);
     const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
     DecodeShape fused = plain;
-    fused.reserved_per_group = 1;
-    EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << "m " << m;
+    fused.appends = true;
+    EXPECT_EQ(tc.workgroup, 128u) << tc.describe();
+    EXPECT_EQ(decode_shared_bytes(caps, fused, tc),
+              decode_shared_bytes(caps, plain, tc) + 8192 + 8 * ((2 * 264 + 400 + 1) / 2) - 8320);
   }
   DecodeShape narrow{KvType::f16, KvType::f16, 64, 8, 8, 1, 1, 32768, 64};  // no tables, 1 row
   const auto one_row = plan_decode(caps, narrow, {.variant = Variant::tc});
   DecodeShape narrow_fused = narrow;
-  narrow_fused.reserved_per_group = 1;
+  narrow_fused.appends = true;
   const uint32_t grown = decode_shared_bytes(caps, narrow_fused, one_row) - decode_shared_bytes(caps, narrow, one_row);
-  EXPECT_GT(grown, 0u) << one_row.describe();
-  EXPECT_LT(grown, 2u * 4 * 520) << one_row.describe();
+  EXPECT_EQ(grown, 1088u - 1056u) << one_row.describe();  // (2 copies of 136 words; outputs of 132 uvec2)
 }
 
-// A fused call's splits cover the old tokens (the tails attend to the new ones): at 4096 old
-// tokens and one new on an H100 its plan is the 4K decode call's 32 two-step splits and the 8
-// tails fit the same wave (planned on 4097 tokens, it took 22 three-step splits).
-TEST(Plan, FusedAppendSplitsCoverTheOldTokens) {
+// A fused call's shape by kernel: the tc kernel's splits cover every token (those that hold the
+// new ones store them first), so it plans as the decode call over the appended cache does: at
+// 4096 old tokens and one new on an H100, 33 two-step splits in 264 slots (with a tail a group
+// beside them, it had taken 22 three-step splits there). The scalar kernel's splits cover the old
+// tokens (its tails attend to the new ones).
+TEST(Plan, FusedAppendShapeByKernel) {
   PlanRequest tc;
   tc.variant = Variant::tc;
   for (uint32_t m : {1u, 2u, 8u})
@@ -643,20 +654,31 @@ TEST(Plan, FusedAppendSplitsCoverTheOldTokens) {
       SCOPED_TRACE("m " + std::to_string(m) + ", " + std::to_string(old) + " old tokens");
       DecodeShape appended = llama8b(old + m, 1, m);
       appended.lengths = {old + m};
-      const DecodeShape s = fused_append_shape(appended);
+      const DecodeShape t = fused_append_shape(appended, Variant::tc);
+      EXPECT_EQ(t.max_context, old + m);
+      EXPECT_EQ(t.lengths, std::vector<uint32_t>{old + m});
+      EXPECT_EQ(t.reserved_per_group, 0u);
+      EXPECT_TRUE(t.appends);
+      const auto fused = plan_decode(h100_tensor_cores(), t, tc);
+      const auto plain = plan_decode(h100_tensor_cores(), appended, tc);
+      EXPECT_EQ(fused.splits, plain.splits) << fused.describe();
+      EXPECT_EQ(fused.chunk, plain.chunk) << fused.describe();
+      EXPECT_EQ(fused.workgroup, plain.workgroup) << fused.describe();
+      const DecodeShape s = fused_append_shape(appended, Variant::mag4);
       EXPECT_EQ(s.max_context, old);
       EXPECT_EQ(s.lengths, std::vector<uint32_t>{old});
       EXPECT_EQ(s.reserved_per_group, 1u);
-      const auto fused = plan_decode(h100_tensor_cores(), s, tc);
+      EXPECT_TRUE(s.appends);
+      const auto scalar = plan_decode(h100(), s);
       if (old > 0) {
-        EXPECT_GE(uint64_t(fused.splits) * fused.chunk, old) << fused.describe();
-        EXPECT_LT(uint64_t(fused.splits - 1) * fused.chunk, old) << fused.describe();
+        EXPECT_GE(uint64_t(scalar.splits) * scalar.chunk, old) << scalar.describe();
+        EXPECT_LT(uint64_t(scalar.splits - 1) * scalar.chunk, old) << scalar.describe();
       }
     }
   DecodeShape appended = llama8b(4097);
   appended.lengths = {4097};
-  const auto fused = plan_decode(h100_tensor_cores(), fused_append_shape(appended), tc);
-  EXPECT_EQ(fused.splits, 32u) << fused.describe();
+  const auto fused = plan_decode(h100_tensor_cores(), fused_append_shape(appended, Variant::tc), tc);
+  EXPECT_EQ(fused.splits, 33u) << fused.describe();
   EXPECT_EQ(fused.chunk, 128u);
-  EXPECT_LE(fused.workgroups + 8, 132u * 2);
+  EXPECT_LE(fused.workgroups, 132u * 2);
 }
