@@ -26,6 +26,8 @@ labeled() {
 }
 # rows FILE PREFIX LABEL ARGS...: turboprof ARGS, 60 s; its table rows and headers.
 rows() { labeled "$1" "$2" "$3" 60 "^(turbo|q8_0|f16|type)|rror" "$P" "${@:4}"; }
+# tl FILE PREFIX LABEL ARGS...: turboprof timeline ARGS, 30 s; its table rows and headers.
+tl() { labeled "$1" "$2" "$3" 30 "^(turbo|q8_0|f16|type|shape)|rror" "$P" timeline "${@:4}"; }
 # app FILE PREFIX LABEL FILTER: bench_append on the benchmarks matching FILTER, 90 s; its fused rows.
 app() { labeled "$1" "$2" "$3" 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter="$4"; }
 # sass NAME LABEL ARGS...: the machine code of the pipelines that turboprof ARGS of build LABEL
