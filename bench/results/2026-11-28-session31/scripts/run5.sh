@@ -2,7 +2,7 @@
 # Session 31's next call: NOT RUN (the session's device time was spent); the next session's first.
 # carry [".gl", ".pk"]; pack on branch rows-first:
 # `bash bench/pack_gpu.sh base=BASE:turboprof,bench_append vstamp=ec7dff1:turboprof nost=13835be:turboprof`
-# (BASE: main's commit at packing; its kernels are 610a689's unless main changed them).
+# (.pk packed so at the end of session 31 with BASE = ec4c7dd, main then; its kernels are 610a689's.)
 # main = rows-first: in the tc fused split, a quantizing subgroup's first new row's loads issued
 # before the overlay's clear and its barrier (run3: the K row's loads arrive ~1.3-1.4 us into the
 # split, quantized at ~2.4, stored at 3.0-3.35, prologue done ~4.5). vstamp: rows-first with the
