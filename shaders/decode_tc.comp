@@ -149,13 +149,14 @@ const uint KQ = DIM / 32u;
 
 // The pools, read-only to the driver. A fused append-decode dispatch (TKV_FUSED_APPEND) also
 // writes them: the splits that hold new tokens store them (split_append below) through the pools
-// bound a second time (10: K, 11: V; attention/decoder.cpp), as relaxed atomics only (which need
-// not wait for each other; through coherent bindings, with plain stores among them, a new row
-// took ~2.4 us to quantize and store on an H100, against ~0.8 through plain ones: session 28,
-// runs 3-4). A turbo side's new bits go to the pool after the split's tile loop, and its first
-// fetch of their tile takes them from shared memory (the overlay, below): no barrier. A row
-// side's (f16, q8_0) are stored during the prologue, made visible by memory barriers on each side
-// of its barrier (STORES_VISIBLE, STORES_SEEN), and read back through coherent views of those
+// bound a second time (10: K, 11: V; attention/decoder.cpp). A row side's (f16, q8_0) go as
+// relaxed atomics (which need not wait for each other; through coherent bindings, with plain
+// stores among them, a new row took ~2.4 us to quantize and store on an H100, against ~0.8
+// through plain ones: session 28, runs 3-4). A turbo side's new bits are kept in shared memory
+// (the overlay, below); the split's first fetch of their tile patches them in and stores the
+// words that hold them whole, with plain stores: no barrier. A row side's are stored during the
+// prologue, made visible by memory barriers on each side of its barrier (STORES_VISIBLE,
+// STORES_SEEN), and read back through coherent views of those
 // bindings (kc1 .., FRESH), so that no line an SM's L1 cache took before the writes is read (a
 // line may hold another split's or KV head's bytes too). Every other tile is read as by the
 // plain kernel. (Every read coherent, session 28 runs 3-4: q8_0's fused calls at 32K 0.2-0.6% ->
@@ -792,8 +793,9 @@ bool stored_rows = false;  // this invocation stored new rows (split_append): to
 
 // Subgroups QR_FIRST .. QR_FIRST + QR_COPIES - 1 quantize and store the split's new rows: where
 // six subgroups take up to 4 rows, 4 and 5, which hold no query rows; else 0 .., beside their own
-// query rows, whose loads the split function issues before this (query_load) and uses after
-// (query_finish), so that the two rows' loads are in flight together. (Session 28, run 4:
+// query rows (but in columns_split's pair form, where 2 and 3 take them), whose loads the split
+// function issues before this (query_load) and uses after (query_finish), so that the two rows'
+// loads are in flight together. (Session 28, run 4, before the turbo overlay:
 // quantizers on subgroups 2 and 3 while 0 and 1 took two query rows each made that split's
 // prologue 3.6 us, set by the rows; a row costs ~0.8 us to quantize and store through the plain
 // bindings.)
