@@ -805,20 +805,25 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
+  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
+  // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
+  // workgroup one). Its first row's loads go out before the overlay's clear and barrier.
+  const bool quantizes = sg >= QR_FIRST && sg < QR_FIRST + QR_COPIES;
+  const uint copy = sg - QR_FIRST, table = fresh_table;
+  float x0[QR_REGS];
+  if (quantizes && copy < 2u * n) load_new_row(row_shape(copy >= n), b, kvh, first + copy % n - old, x0);
   if (OV_SIDE != 0u) {  // the overlay cleared (its records are ORs) before any subgroup records
     for (uint i = tid; i < OV_WORDS; i += WG) qr_word_set(OV_SET + i, 0u);
     barrier();
   }
-  if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
-  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
-  // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
-  // workgroup one).
-  const uint copy = sg - QR_FIRST, table = fresh_table;
+  if (!quantizes) return;
   const QrWork w = QrWork(copy, lane, 32u);
   for (uint r = copy; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
-    quantize_new_row(rs, w, b, kvh, pos - old);
+    float x[QR_REGS] = x0;
+    if (r != copy) load_new_row(rs, b, kvh, pos - old, x);
+    quantize_loaded_row(rs, w, x);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
     // (a turbo side's bits go to the overlay, addressed as in page 0: no page looked up, whose
