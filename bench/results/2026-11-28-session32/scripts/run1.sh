@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Session 31's next call: NOT RUN (the session's device time was spent); the next session's first.
+# Session 32, run 1 (written in session 31 as its run5, not run there: its device time was spent).
 # carry [".gl", ".pk"]; pack on branch rows-first:
 # `bash bench/pack_gpu.sh base=BASE:turboprof,bench_append vstamp=ec7dff1:turboprof nost=13835be:turboprof`
 # (.pk packed so at the end of session 31 with BASE = ec4c7dd, main then; its kernels are 610a689's.)
