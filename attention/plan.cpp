@@ -120,14 +120,10 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
     // copies of the quantizer's arrays after the tables, four for rows16 and more than 4 rows: a
     // row's values and codes, 8 scales.)
     const uint32_t copies = p.rows16 || p.rows > 4 ? 4 : 2;
-    // (Then the overlay of the turbo sides: the new tokens' bits of a tile's words, K's tile then
-    // V's, for one tile, or two where m > 1.)
-    auto tile_words = [&](KvType t) -> uint32_t {
-      return traits(t).is_turbo ? 4 * (RowLayout::make(t, s.head_dim).bits_row_bytes + 2) : 0;
-    };
-    const uint32_t slots = s.m > 1 ? 2 : 1, overlay = slots * (tile_words(s.k_type) + tile_words(s.v_type));
+    // (Then the fresh words of the turbo sides: 33 per new row, K's rows then V's.)
+    auto fresh_words = [&](KvType t) -> uint32_t { return traits(t).is_turbo ? 33 * s.m : 0; };
     const uint32_t quantizer =
-        s.appends ? 8 * ((copies * (2 * dim + 8) + overlay + 1) / 2) : 0;
+        s.appends ? 8 * ((copies * (2 * dim + 8) + fresh_words(s.k_type) + fresh_words(s.v_type) + 1) / 2) : 0;
     const uint32_t region = std::max(8 * 16 * tables + quantizer,
                                      8 * ((oslots * p.rows * dim + subgroups * p.rows * 2 + 1) / 2));
     // (rows16: Q's 16 rows' hi halves, then their lo halves)

@@ -152,9 +152,9 @@ const uint KQ = DIM / 32u;
 // bound a second time (10: K, 11: V; attention/decoder.cpp). A row side's (f16, q8_0) go as
 // relaxed atomics (which need not wait for each other; through coherent bindings, with plain
 // stores among them, a new row took ~2.4 us to quantize and store on an H100, against ~0.8
-// through plain ones: session 28, runs 3-4). A turbo side's new bits are kept in shared memory
-// (the overlay, below); the split's first fetch of their tile patches them in and stores the
-// words that hold them whole, with plain stores: no barrier. A row side's are stored during the
+// through plain ones: session 28, runs 3-4). A turbo side's new rows are kept in shared memory,
+// packed (the fresh words, below); the split's first fetch of their tile patches their bits in
+// and stores the words that hold them whole, with plain stores: no barrier. A row side's are stored during the
 // prologue, made visible by memory barriers on each side of its barrier (STORES_VISIBLE,
 // STORES_SEEN), and read back through coherent views of those
 // bindings (kc1 .., FRESH), so that no line an SM's L1 cache took before the writes is read (a
@@ -179,7 +179,7 @@ uint fresh_len = 0u;             // and the call's length: new tokens [fresh_fro
 bool fresh_split = false;        // (uniform) this split's range holds new tokens (main)
 uint fresh_table = 0u;           // the sequence's page table (main)
 #define FRESH(tb) ((tb) + TILE > fresh_from)
-// (Turbo sides read their new tokens' tiles plainly and patch them from the overlay, below.)
+// (Turbo sides read their new tokens' tiles plainly and patch them from the fresh words, below.)
 #define K1(i, f) ((f) && K_ROWS ? kc1[i] : k1[i])
 #define K2(i, f) ((f) && K_ROWS ? kc2[i] : k2[i])
 #define K4(i, f) ((f) && K_ROWS ? kc4[i] : k4[i])
@@ -280,21 +280,21 @@ const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 const uint QR_COPIES_FORM = ROWS16 != 0u || WIDE ? 4u : 2u;
 #define QR_COPIES QR_COPIES_FORM
 const uint QR_COPY_WORDS = 2u * DIM + 8u;
-// The overlay, after them (turbo sides; rows are read back): for each tile that can hold new
-// tokens (one for M = 1, else two, by the tile's parity), the new tokens' bits of each of its
-// words (OV_SET; the bits they own follow from the tile's layout and which tokens are new:
-// k_new_mask, v_new_mask), K's tile then V's. The split that holds new tokens records their bits
-// as it quantizes (qr_pool_or), and its first fetch of such a tile patches the words it loaded
-// with them (ov_patch_k / ov_patch_v) and stores those that hold new bits, whole, in the pool:
-// no barrier, no atomics, no pool address during the quantizer. (Session 29, run 2: stores and
-// their release before the prologue's barrier made that split's prologue 5.15 us, 4.32 without
-// the stores; turbo3's fused step 7-10% of the decode step at 4K, 3.1-3.7% without them. Session
-// 30, run 2: the overlay stored after the tile loop by atomics, ov_flush, cost that split's tiles
-// 1.34 -> 2.24 us, and the page looked up after the quantizer for the stores' address kept its
-// prologue at 5.0 us: turbo3 12.9-14.5%, 7.3-8.5% without those stores.)
-const uint OV_K = K_ROWS ? 0u : K_TILE, OV_V = V_ROWS ? 0u : V_TILE, OV_SIDE = OV_K + OV_V;
-const uint OV_SLOTS = M > 1u ? 2u : 1u, OV_WORDS = OV_SLOTS * OV_SIDE;
-const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + OV_WORDS + 1u) / 2u;
+// The fresh words, after them (turbo sides; rows are stored and read back): each new token's
+// row of a turbo side packed by the subgroup that quantized it (fw_write: 32 words, then its
+// norm's f16 bits), K's rows then V's, by the token's place among the call's new ones. The first
+// fetch of a tile that holds new tokens rebuilds their bits in the words its lanes loaded from them
+// (fw_bits_k / fw_bits_v: each lane its own words, in registers, fields at known places) and
+// stores the words that hold new bits, whole, in the pool: no barrier, no atomics, no pool address
+// during the quantizer. K row: word p < 16, byte i: the pair field (elements 2p + 32 i and the
+// next: two magnitudes, then two negative bits, K_F bits, as a tile's field); V row: word p,
+// nibble i: element p + 32 i's magnitude, then its negative bit. (Before, an overlay of the
+// tile's words that the quantizer ORed its fields into, by shared atomics, a field an atomic:
+// session 32, run 1, the fresh split's prologue ~2 us longer with that store than without it;
+// session 29, run 2: those bits stored to the pool during the prologue, 5.15 us; session 30,
+// run 2: stored after the tile loop, its tiles 1.34 -> 2.24 us.)
+const uint FW_ROW = 33u, FW_K = K_ROWS ? 0u : M * FW_ROW, FW_V = V_ROWS ? 0u : M * FW_ROW;
+const uint REGION_Q = REGION_T + (QR_COPIES * QR_COPY_WORDS + FW_K + FW_V + 1u) / 2u;
 #else
 const uint REGION_Q = 0;
 #endif
@@ -462,35 +462,42 @@ uint v_region(uint tb, uint kvh, uint first_page) {
 }
 uint v_tile(uint vr, uint tb) { return vr + (V_ROWS ? tb % PAGE_SIZE : tb % PAGE_SIZE / TILE) * V_TILE; }
 
-// A turbo side's words of a tile that holds new tokens, as loaded (plainly), given their bits from
-// the overlay (ov_patch_k / ov_patch_v, below: the words that hold new bits are stored too);
-// then NORMS (a statement, the norms likewise, `o` the tile's slot, kt / vt its first word).
+// A turbo side's words of a tile that holds new tokens, as loaded (plainly), given their bits
+// from the fresh words (fw_bits_k / fw_bits_v, below; fw_patch_k / fw_patch_v store the words
+// that hold new bits); then NORMS (a statement, the norms likewise, nw the tile's new tokens,
+// kt / vt its first word).
 // (patch_k / patch_v, in the fetches' FRESH branches, after every load of the tile is issued.)
 #ifdef TKV_FUSED_APPEND
-uint ov_slot(uint tb);
-uint ov_new(uint tb);
-uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store);
-uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store);
+uint fresh_tokens(uint tb);
+void fw_bits_k(uint tb, uint nw, uint lane, out uint nb[K_LW]);
+void fw_bits_v(uint tb, uint nw, uint lane, out uint nb[V_LW]);
+uint fw_norms(bool is_v, uint tb, uint w, uint nw);
+uint fw_patch_k(uint word, uint w, uint bits, uint mask, bool store);
+uint fw_patch_v(uint word, uint w, uint bits, uint mask, bool store);
 uint k_new_mask(uint i, uint nw, uint lane);
 uint v_new_mask(uint i, uint nw, uint lane);
 uint norm_new_mask(uint w, uint nw);
-#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)                                                  \
+#define FW_PATCH_K(tb, kvh, first_page, kw, NORMS)                                                  \
   if (!K_ROWS && READS) {                                                                           \
-    const uint o = ov_slot(tb), nw = ov_new(tb), kt = k_tile(k_region(tb, kvh, first_page), tb);    \
+    const uint nw = fresh_tokens(tb), kt = k_tile(k_region(tb, kvh, first_page), tb);               \
+    uint nb[K_LW];                                                                                  \
+    fw_bits_k(tb, nw, lane, nb);                                                                    \
     [[unroll]] for (uint i = 0; i < K_LW; ++i)                                                      \
-      kw[i] = ov_patch_k(o + 32u * i + lane, kt + 32u * i + lane, kw[i], k_new_mask(i, nw, lane), true); \
+      kw[i] = fw_patch_k(kt + 32u * i + lane, kw[i], nb[i], k_new_mask(i, nw, lane), true);         \
     NORMS;                                                                                          \
   }
-#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)                                                  \
+#define FW_PATCH_V(tb, kvh, first_page, vw, NORMS)                                                  \
   if (!V_ROWS && READS) {                                                                           \
-    const uint o = ov_slot(tb) + OV_K, nw = ov_new(tb), vt = v_tile(v_region(tb, kvh, first_page), tb); \
+    const uint nw = fresh_tokens(tb), vt = v_tile(v_region(tb, kvh, first_page), tb);               \
+    uint nb[V_LW];                                                                                  \
+    fw_bits_v(tb, nw, lane, nb);                                                                    \
     [[unroll]] for (uint i = 0; i < V_LW; ++i)                                                      \
-      vw[i] = ov_patch_v(o + 32u * i + lane, vt + 32u * i + lane, vw[i], v_new_mask(i, nw, lane), true); \
+      vw[i] = fw_patch_v(vt + 32u * i + lane, vw[i], nb[i], v_new_mask(i, nw, lane), true);         \
     NORMS;                                                                                          \
   }
 #else
-#define OV_PATCH_K(tb, kvh, first_page, kw, NORMS)
-#define OV_PATCH_V(tb, kvh, first_page, vw, NORMS)
+#define FW_PATCH_K(tb, kvh, first_page, kw, NORMS)
+#define FW_PATCH_V(tb, kvh, first_page, vw, NORMS)
 #endif
 
 // The lane's words of the tile at word kt alone (the columns and rows16 read their norms and
@@ -525,7 +532,7 @@ void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
   kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
 void patch_k(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uint kn) {
-  OV_PATCH_K(tb, kvh, first_page, kw, kn = ov_patch_k(o + 4u * K_BITS_ROW + lane / 4u, kt + 4u * K_BITS_ROW + lane / 4u, kn,
+  FW_PATCH_K(tb, kvh, first_page, kw, kn = fw_patch_k(kt + 4u * K_BITS_ROW + lane / 4u, kn, fw_norms(false, tb, lane / 4u, nw),
                                                        norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
 }
 void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
@@ -566,7 +573,7 @@ void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint 
   vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
 void patch_v(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uint vn) {
-  OV_PATCH_V(tb, kvh, first_page, vw, vn = ov_patch_v(o + 4u * V_BITS_ROW + lane / 4u, vt + 4u * V_BITS_ROW + lane / 4u, vn,
+  FW_PATCH_V(tb, kvh, first_page, vw, vn = fw_patch_v(vt + 4u * V_BITS_ROW + lane / 4u, vn, fw_norms(true, tb, lane / 4u, nw),
                                                        norm_new_mask(lane / 4u, nw), lane % 4u == 0u));
 }
 void fetch_v(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
@@ -681,33 +688,20 @@ const uint QR_BASE = 2u * REGION_T;
 #define QR_CODE_SET(i, v) qr_word_set(QR_BASE + QR_COPIES * DIM + QR_AT(i), v)
 #define QR_SCALE_GET(i) qr_word(QR_BASE + 2u * QR_COPIES * DIM + (i))
 #define QR_SCALE_SET(i, v) qr_word_set(QR_BASE + 2u * QR_COPIES * DIM + (i), v)
-const uint OV_SET = QR_BASE + QR_COPIES * QR_COPY_WORDS;
-uint ov_row = 0u;   // the overlay's words of the tile of the row being stored (split_append)
-uint ov_word = 0u;  // and that tile's first word as qr_store addresses it (a turbo side's: page 0)
-void ov_or(uint i, uint bits) {
-  if ((i & 1u) == 0u) atomicOr(region[i >> 1].x, bits);
-  else atomicOr(region[i >> 1].y, bits);
-}
-// Rows go to the pool (read back); a turbo side's ones to the overlay (its zeros follow from the
-// layout: the new tokens' bits are all theirs).
+// The fresh words (above) of new token i's row (its place among the call's new ones) of a side.
+uint fw_row(bool is_v, uint i) { return QR_BASE + QR_COPIES * QR_COPY_WORDS + (is_v ? FW_K : 0u) + i * FW_ROW; }
+// The pool writes of the quantizer's stores (qr_store: row sides alone; a turbo side's rows go to
+// the fresh words, fw_write).
 void qr_pool_and(bool is_v, uint word, uint bits) {
-  if (is_v ? V_ROWS : K_ROWS) {
-    if (is_v) atomicAnd(v_rw[word], bits);
-    else atomicAnd(k_rw[word], bits);
-  }
+  if (is_v) atomicAnd(v_rw[word], bits);
+  else atomicAnd(k_rw[word], bits);
 }
 void qr_pool_or(bool is_v, uint word, uint bits) {
-  if (is_v ? V_ROWS : K_ROWS) {
-    if (is_v) atomicOr(v_rw[word], bits);
-    else atomicOr(k_rw[word], bits);
-  } else {
-    ov_or(OV_SET + ov_row + word - ov_word, bits);
-  }
+  if (is_v) atomicOr(v_rw[word], bits);
+  else atomicOr(k_rw[word], bits);
 }
-// The overlay's slot (first word) for the tile at token tb.
-uint ov_slot(uint tb) { return OV_SLOTS == 1u ? 0u : ((tb / TILE) & 1u) * OV_SIDE; }
 // Which of the 16 tokens of the tile at tb are new (bit p: token tb + p).
-uint ov_new(uint tb) {
+uint fresh_tokens(uint tb) {
   const uint lo = fresh_from > tb ? min(fresh_from - tb, 16u) : 0u;
   const uint hi = fresh_len > tb ? min(fresh_len - tb, 16u) : 0u;
   return hi > lo ? ((1u << hi) - 1u) & ~((1u << lo) - 1u) : 0u;
@@ -740,19 +734,66 @@ uint v_new_mask(uint i, uint nw, uint lane) {
 uint norm_new_mask(uint w, uint nw) {
   return (((nw >> w) & 1u) != 0u ? 0xffffu : 0u) | (((nw >> (w + 8u)) & 1u) != 0u ? 0xffff0000u : 0u);
 }
+// The new tokens' bits (nw: which tokens of the tile at tb are new) in the lane's K words: lane
+// 4 g + li holds tokens g and g + 8 as fields 4 blk + 2 t + h (token g + 8 t; K_F bits: its
+// elements 16 blk + 8 h + 2 li and the next), from byte blk / 2 of their row's fresh word
+// 8 (blk % 2) + 4 h + li. (The fields' places are known when compiled: shifts and ORs.)
+void fw_bits_k(uint tb, uint nw, uint lane, out uint nb[K_LW]) {
+  const uint g = lane >> 2, li = lane & 3u;
+  [[unroll]] for (uint i = 0; i < K_LW; ++i) nb[i] = 0u;
+  [[unroll]] for (uint t = 0; t < 2u; ++t)
+    if (((nw >> (g + 8u * t)) & 1u) != 0u) {
+      const uint row = fw_row(false, tb + g + 8u * t - fresh_from);
+      uint w[4];  // (2 (blk % 2) + h)
+      [[unroll]] for (uint k = 0; k < 4u; ++k) w[k] = qr_word(row + 8u * (k >> 1) + 4u * (k & 1u) + li);
+      [[unroll]] for (uint blk = 0; blk < BLOCKS; ++blk)
+        [[unroll]] for (uint h = 0; h < 2u; ++h) {
+          const uint f = (w[2u * (blk % 2u) + h] >> (8u * (blk / 2u))) & ((1u << K_F) - 1u), at = K_F * (4u * blk + 2u * t + h);
+          [[unroll]] for (uint i = 0; i < K_LW; ++i)
+            if (field_in(at, K_F, i)) nb[i] |= field_part(f, at, i);
+        }
+    }
+}
+// In the lane's V words: lane 4 li + q holds tokens 2q + e + 8 t as element e of fields
+// 4 blk + 2 x + t (V_F bits: two magnitudes of V_MB bits, then two negative bits; dim
+// 16 blk + 8 x + li), from nibble blk / 2 of their row's fresh word 16 (blk % 2) + 8 x + li.
+void fw_bits_v(uint tb, uint nw, uint lane, out uint nb[V_LW]) {
+  const uint li = lane >> 2, q = lane & 3u, mb = V_MB;
+  [[unroll]] for (uint i = 0; i < V_LW; ++i) nb[i] = 0u;
+  [[unroll]] for (uint t = 0; t < 2u; ++t)
+    [[unroll]] for (uint e = 0; e < 2u; ++e)
+      if (((nw >> (2u * q + e + 8u * t)) & 1u) != 0u) {
+        const uint row = fw_row(true, tb + 2u * q + e + 8u * t - fresh_from);
+        uint w[4];  // (2 (blk % 2) + x)
+        [[unroll]] for (uint k = 0; k < 4u; ++k) w[k] = qr_word(row + 16u * (k >> 1) + 8u * (k & 1u) + li);
+        [[unroll]] for (uint blk = 0; blk < BLOCKS; ++blk)
+          [[unroll]] for (uint x = 0; x < 2u; ++x) {
+            const uint ms = (w[2u * (blk % 2u) + x] >> (4u * (blk / 2u))) & 0xfu, at = V_F * (4u * blk + 2u * x + t);
+            const uint f = ((ms & ((1u << mb) - 1u)) << (mb * e)) | ((ms >> mb) << (2u * mb + e));
+            [[unroll]] for (uint i = 0; i < V_LW; ++i)
+              if (field_in(at, V_F, i)) nb[i] |= field_part(f, at, i);
+          }
+      }
+}
+// Norm word w of the tile at tb: the new ones of its tokens w (low half) and w + 8 (high half).
+uint fw_norms(bool is_v, uint tb, uint w, uint nw) {
+  uint n = 0u;
+  [[unroll]] for (uint h = 0; h < 2u; ++h)
+    if (((nw >> (w + 8u * h)) & 1u) != 0u) n |= (qr_word(fw_row(is_v, tb + w + 8u * h - fresh_from) + 32u) & 0xffffu) << (16u * h);
+  return n;
+}
 // Word w of a tile that holds new tokens, as loaded from pool word `word`, with their bits (under
-// mask, overlay word i) in place; stored whole if it holds any (`store`: one lane of those that
-// loaded it). Every old token's bits are as loaded (nothing writes them during the call), every
-// new one's from the overlay: the row chunks' splits of one range store the same value, and one
-// that loads the word after another stored it patches the same bits again.
-uint ov_patch(uint i, uint w, uint mask) { return (w & ~mask) | qr_word(OV_SET + i); }
-uint ov_patch_k(uint i, uint word, uint w, uint mask, bool store) {
-  w = ov_patch(i, w, mask);
+// mask) in place; stored whole if it holds any (`store`: one lane of those that loaded it). Every
+// old token's bits are as loaded (nothing writes them during the call), every new one's from the
+// fresh words: the row chunks' splits of one range store the same value, and one that loads the
+// word after another stored it patches the same bits again.
+uint fw_patch_k(uint word, uint w, uint bits, uint mask, bool store) {
+  w = (w & ~mask) | bits;
   if (store && mask != 0u) k_rw[word] = w;
   return w;
 }
-uint ov_patch_v(uint i, uint word, uint w, uint mask, bool store) {
-  w = ov_patch(i, w, mask);
+uint fw_patch_v(uint word, uint w, uint bits, uint mask, bool store) {
+  w = (w & ~mask) | bits;
   if (store && mask != 0u) v_rw[word] = w;
   return w;
 }
@@ -770,6 +811,22 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
   qr_pool_and(is_v, index >> 1, v | ~(0xffffu << sh));
 }
 #include "new_rows.glsl"
+// A turbo row quantized by the subgroup w (its codes in w's copy) as new token i's fresh words:
+// K, lane p < 16 its pair fields; V, each lane its elements'; lane 0 the norm.
+void fw_write(RowShape s, QrWork w, uint i) {
+  const uint bits = qr_index_bits(s.type), mb = bits - 1u, X = w.copy * 256u, p = w.tid, row = fw_row(s.is_v, i);
+  uint word = 0u;
+  [[unroll]] for (uint k = 0; k < DIM / 32u; ++k)
+    if (s.is_v) {
+      const uvec2 a = mag_sign(QR_CODE_GET(X + p + 32u * k), bits);
+      word |= (a.x | (a.y << mb)) << (4u * k);
+    } else if (p < 16u) {
+      const uvec2 a = mag_sign(QR_CODE_GET(X + 2u * p + 32u * k), bits), b = mag_sign(QR_CODE_GET(X + 2u * p + 1u + 32u * k), bits);
+      word |= (a.x | (b.x << mb) | (a.y << (2u * mb)) | (b.y << (2u * mb + 1u))) << (8u * k);
+    }
+  qr_word_set(row + p, word);
+  if (p == 0u) qr_word_set(row + 32u, QR_SCALE_GET(w.copy * 8u));
+}
 RowShape row_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
               : RowShape(K_TYPE, DIM, K_Q8 ? KQ : K_ROWS ? 0u : 1u, K_Q8 ? 32u : DIM, K_BITS_ROW, PAGE_SIZE, KV_HEADS, false);
@@ -779,12 +836,12 @@ RowShape row_shape(bool is_v) {
 // old = len - M, and the splits cover [0, len) as a decode call over the appended cache would.
 // A split whose range [start, end) holds new tokens quantizes their K and V rows during its
 // prologue (QR_FIRST below), and its tile loop attends to them with the old ones: a turbo side's
-// from the overlay (their tile's first fetch patched, and stored from there), a row
+// from the fresh words (their tile's first fetch patched, and stored from there), a row
 // side's stored at once and read back (those rows through coherent views, FRESH; the writes made
 // visible around the prologue's barrier). Every row chunk's split of that range stores the same
 // rows: every write is an atomic that sets its ones before clearing its zeros, so writers of the
 // same bits never undo each other (qr_store_field, qr_pool_store; a turbo side's words are stored
-// whole, the same value by each, ov_patch_k). No other split reads
+// whole, the same value by each, fw_patch_k). No other split reads
 // these tiles: a split's range is whole tiles. (It replaces the tail
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the
 // splits: H100, session 27, the fused step at 4097-4160 old tokens planned 22 three-step splits
@@ -807,35 +864,23 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
   // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
   // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
-  // workgroup one). Its first row's loads go out before the overlay's clear and barrier.
-  const bool quantizes = sg >= QR_FIRST && sg < QR_FIRST + QR_COPIES;
-  const uint copy = sg - QR_FIRST, table = fresh_table;
-  float x0[QR_REGS];
-  if (quantizes && copy < 2u * n) load_new_row(row_shape(copy >= n), b, kvh, first + copy % n - old, x0);
-  if (OV_SIDE != 0u) {  // the overlay cleared (its records are ORs) before any subgroup records
-    for (uint i = tid; i < OV_WORDS; i += WG) qr_word_set(OV_SET + i, 0u);
-    barrier();
-  }
-  if (!quantizes) return;
-  const QrWork w = QrWork(copy, lane, 32u);
-  for (uint r = copy; r < 2u * n; r += QR_COPIES) {
+  // workgroup one): a row side's in the pool, a turbo side's in the fresh words.
+  if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
+  const QrWork w = QrWork(sg - QR_FIRST, lane, 32u);
+  for (uint r = w.copy; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
-    float x[QR_REGS] = x0;
-    if (r != copy) load_new_row(rs, b, kvh, pos - old, x);
-    quantize_loaded_row(rs, w, x);
+    quantize_new_row(rs, w, b, kvh, pos - old);
     subgroupMemoryBarrierShared();
     subgroupBarrier();
-    // (a turbo side's bits go to the overlay, addressed as in page 0: no page looked up, whose
-    // load the quantizer's chain would wait for)
-    const bool rows = rs.is_v ? V_ROWS : K_ROWS;
-    const uint page = rows ? pages[table + pos / PAGE_SIZE] : 0u;
-    ov_row = ov_slot(pos) + (rs.is_v ? OV_K : 0u);
-    ov_word = qr_tile(rs, qr_region(rs, page, kvh), pos % PAGE_SIZE) / 4u;
-    qr_store(rs, w, page, kvh, pos % PAGE_SIZE);
+    if (rs.is_v ? V_ROWS : K_ROWS) {
+      qr_store(rs, w, pages[fresh_table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
+      stored_rows = true;  // (rows are read back: released below)
+    } else {
+      fw_write(rs, w, pos - old);
+    }
     subgroupMemoryBarrierShared();
     subgroupBarrier();  // (the copy is rewritten next)
-    stored_rows = stored_rows || rows;  // (rows are read back: released below)
   }
   TL_STAMP(6u);  // (turboprof timeline: the new rows' time, in the tails' "rows" column)
 }
@@ -929,8 +974,8 @@ void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
 }
 void patch_k16(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uvec2 kn) {
   const uint c = lane & 3u, n = 4u * K_BITS_ROW + 2u * c;  // (norm words 2c, 2c + 1: lanes c, c + 4, ..; c's stores)
-  OV_PATCH_K(tb, kvh, first_page, kw, kn = uvec2(ov_patch_k(o + n, kt + n, kn.x, norm_new_mask(2u * c, nw), lane < 4u),
-                                                 ov_patch_k(o + n + 1u, kt + n + 1u, kn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
+  FW_PATCH_K(tb, kvh, first_page, kw, kn = uvec2(fw_patch_k(kt + n, kn.x, fw_norms(false, tb, 2u * c, nw), norm_new_mask(2u * c, nw), lane < 4u),
+                                                 fw_patch_k(kt + n + 1u, kn.y, fw_norms(false, tb, 2u * c + 1u, nw), norm_new_mask(2u * c + 1u, nw), lane < 4u)));
 }
 void fetch_k16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], out uvec2 kn, out uint ks[K_SW4]) {
   [[dont_flatten]] if (FRESH(tb)) {
@@ -951,8 +996,8 @@ void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
 }
 void patch_v16(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uvec2 vn) {
   const uint c = lane & 3u, n = 4u * V_BITS_ROW + 2u * c;
-  OV_PATCH_V(tb, kvh, first_page, vw, vn = uvec2(ov_patch_v(o + n, vt + n, vn.x, norm_new_mask(2u * c, nw), lane < 4u),
-                                                 ov_patch_v(o + n + 1u, vt + n + 1u, vn.y, norm_new_mask(2u * c + 1u, nw), lane < 4u)));
+  FW_PATCH_V(tb, kvh, first_page, vw, vn = uvec2(fw_patch_v(vt + n, vn.x, fw_norms(true, tb, 2u * c, nw), norm_new_mask(2u * c, nw), lane < 4u),
+                                                 fw_patch_v(vt + n + 1u, vn.y, fw_norms(true, tb, 2u * c + 1u, nw), norm_new_mask(2u * c + 1u, nw), lane < 4u)));
 }
 void fetch_v16(uint tb, uint lane, uint kvh, uint first_page, out uint vw[V_LW], out uvec2 vn, out uint vs[V_SW4]) {
   [[dont_flatten]] if (FRESH(tb)) {

@@ -623,15 +623,15 @@ TEST(Plan, FusedAppendWorkgroupsFitTheSmWithTheQuantizersSharedMemory) {
       fused.appends = true;
       EXPECT_EQ(decode_shared_bytes(caps, fused, tc), decode_shared_bytes(caps, plain, tc)) << type_name(t) << " m " << m;
     }
-  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 of quantizer + the overlay (a K and a
-     // V tile of 200 words) against 8320 of outputs and (m, l)
+  {  // turbo3 m 1 at 4K, 4 subgroups: 8192 B of tables + 2112 of quantizer + the fresh words (a K
+     // and a V row of 33 words) against 8320 of outputs and (m, l)
     DecodeShape plain = llama8b(4096);
     const auto tc = plan_decode(caps, plain, {.variant = Variant::tc});
     DecodeShape fused = plain;
     fused.appends = true;
     EXPECT_EQ(tc.workgroup, 128u) << tc.describe();
     EXPECT_EQ(decode_shared_bytes(caps, fused, tc),
-              decode_shared_bytes(caps, plain, tc) + 8192 + 8 * ((2 * 264 + 400 + 1) / 2) - 8320);
+              decode_shared_bytes(caps, plain, tc) + 8192 + 8 * ((2 * 264 + 66 + 1) / 2) - 8320);
   }
   DecodeShape narrow{KvType::f16, KvType::f16, 64, 8, 8, 1, 1, 32768, 64};  // no tables, 1 row
   const auto one_row = plan_decode(caps, narrow, {.variant = Variant::tc});
