@@ -7,13 +7,13 @@ source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
 lg() { echo "[$((SECONDS-T0))s] $*" >> "$R/progress.txt"; }
 # tst LABEL LIMIT COMMAND...: a test binary's output appended to $R/tests.txt under a header; its
-# rc and verdict lines to progress.txt.
+# rc and verdict lines to progress.txt. (Two may run side by side, with different labels.)
 tst() {
   local l=$1 lim=$2; shift 2
   echo "===== $l: $*" >> "$R/tests.txt"
-  timeout "$lim" "$@" > "$R/.tst-out.txt" 2>&1; local rc=$?
-  cat "$R/.tst-out.txt" >> "$R/tests.txt"; lg "$l rc $rc"
-  grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-out.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-out.txt"
+  timeout "$lim" "$@" > "$R/.tst-$l.txt" 2>&1; local rc=$?
+  cat "$R/.tst-$l.txt" >> "$R/tests.txt"; lg "$l rc $rc"
+  grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt"
 }
 # labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
 # else BIN-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, LIMIT seconds at most;
