@@ -10,9 +10,8 @@ lg() { echo "[$((SECONDS-T0))s] $*" >> "$R/progress.txt"; }
 # rc and verdict lines to progress.txt. (Two may run side by side, with different labels.)
 tst() {
   local l=$1 lim=$2; shift 2
-  echo "===== $l: $*" >> "$R/tests.txt"
   timeout "$lim" "$@" > "$R/.tst-$l.txt" 2>&1; local rc=$?
-  cat "$R/.tst-$l.txt" >> "$R/tests.txt"; lg "$l rc $rc"
+  { echo "===== $l: $*"; cat "$R/.tst-$l.txt"; } >> "$R/tests.txt"; lg "$l rc $rc"
   grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt"
 }
 # labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
