@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# Session 32, run 5 (timing only). carry [".gl", ".pk"]; packed on main:
+# `bash bench/pack_gpu.sh s0=d47c704:turboprof s1=df22f10:turboprof s2=778294b:turboprof s3=3f9068d:turboprof`
+# (branch diag-prostamp: the timeline's slot 6, the 'rows' column, stamped by subgroup N of the
+# fresh split as it reaches the prologue's barrier, instead of by subgroup 0 after its rows).
+# Run 3-4: turbo2's fresh split is the last, its prologue ~3.3-3.8 us while its K row is done at
+# ~2.2; which subgroup arrives last at that barrier? (pair form: 0 quantizes K, 1 V, 2 and 3 take
+# two query rows each and the tables.)
+source bench/gpu_prelude.sh
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/device.txt 2>&1
+for l in main s0 s1 s2 s3; do
+  tl tl.txt "$l" $l --fused --types turbo2,turbo3,turbo4 --ctx 4097 --repeat 20
+done
+lg "timelines"
+cat $R/progress.txt $R/device.txt
+cut -c1-250 $R/tl.txt
