@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Session 32, run 5 (timing only). carry [".gl", ".pk"]; packed on main:
-# `bash bench/pack_gpu.sh s0=d47c704:turboprof s1=df22f10:turboprof s2=778294b:turboprof s3=3f9068d:turboprof`
+# `bash bench/pack_gpu.sh s0=c0dce46:turboprof s1=5113649:turboprof s2=929817b:turboprof s3=c9a8f31:turboprof`
 # (branch diag-prostamp: the timeline's slot 6, the 'rows' column, stamped by subgroup N of the
 # fresh split as it reaches the prologue's barrier, instead of by subgroup 0 after its rows).
 # Run 3-4: turbo2's fresh split is the last, its prologue ~3.3-3.8 us while its K row is done at
