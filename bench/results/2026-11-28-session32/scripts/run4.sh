@@ -10,13 +10,13 @@ source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/device.txt 2>&1
 tst app 240 build-slim/tests/test_append_decode &
 tst tc 240 build-slim/tests/test_decode_tc &
+wait  # (the tests' dispatches would disturb the timings)
 for rep in 1 2 3; do
   for l in base main; do
     TKV_BENCH_TYPES=turbo2,turbo3,turbo4 app append.txt "$rep $l 4k" $l fused/llama8b
   done
 done
 lg "bench"
-wait
 for l in base main; do
   tl tl.txt "$l" $l --fused --types turbo3,turbo2,turbo4 --ctx 4097 --repeat 20
 done
