@@ -29,6 +29,21 @@ rows() { labeled "$1" "$2" "$3" 60 "^(turbo|q8_0|f16|type)|rror" "$P" "${@:4}"; 
 tl() { labeled "$1" "$2" "$3" 30 "^(turbo|q8_0|f16|type|shape)|rror" "$P" timeline "${@:4}"; }
 # app FILE PREFIX LABEL FILTER: bench_append on the benchmarks matching FILTER, 90 s; its fused rows.
 app() { labeled "$1" "$2" "$3" 90 "fused|rror" build-slim/bench/bench_append --benchmark_filter="$4"; }
+# apps REPS TYPES LABEL...: bench_append's fused llama8b rows of TYPES (comma list), each LABEL in
+# turn, REPS rounds (the A/B rows move ~1-2 points between repetitions), into append.txt.
+apps() {
+  local reps=$1 types=$2; shift 2
+  for rep in $(seq "$reps"); do
+    for l in "$@"; do TKV_BENCH_TYPES=$types app append.txt "$rep $l 4k" "$l" fused/llama8b; done
+  done
+  lg "bench"
+}
+# tls TYPES CTX LABEL...: each LABEL's fused timeline of TYPES at CTX (medians of 20), into tl.txt.
+tls() {
+  local types=$1 ctx=$2; shift 2
+  for l in "$@"; do tl tl.txt "$l" "$l" --fused --types "$types" --ctx "$ctx" --repeat 20; done
+  lg "timelines"
+}
 # sass NAME LABEL ARGS...: the machine code of the pipelines that turboprof ARGS of build LABEL
 # builds (own empty pipeline cache; bench/sass_dump.py), as one archive $R/sass-NAME.tar.gz (the
 # .sass files; one file, since only a few files come back from a call) and its index

@@ -8,9 +8,6 @@
 # two query rows each and the tables.)
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/device.txt 2>&1
-for l in main s0 s1 s2 s3; do
-  tl tl.txt "$l" $l --fused --types turbo2,turbo3,turbo4 --ctx 4097 --repeat 20
-done
-lg "timelines"
+tls turbo2,turbo3,turbo4 4097 main s0 s1 s2 s3
 cat $R/progress.txt $R/device.txt
 cut -c1-250 $R/tl.txt
