@@ -154,8 +154,8 @@ const uint KQ = DIM / 32u;
 // stores among them, a new row took ~2.4 us to quantize and store on an H100, against ~0.8
 // through plain ones: session 28, runs 3-4). A turbo side's new rows are kept in shared memory,
 // packed (the fresh words, below); the split's first fetch of their tile patches their bits in
-// and stores the words that hold them whole, with plain stores: no barrier. A row side's are stored during the
-// prologue, made visible by memory barriers on each side of its barrier (STORES_VISIBLE,
+// and stores the words that hold them whole, with plain stores: no barrier. A row side's are
+// stored during the prologue, made visible by memory barriers on each side of its barrier (STORES_VISIBLE,
 // STORES_SEEN), and read back through coherent views of those
 // bindings (kc1 .., FRESH), so that no line an SM's L1 cache took before the writes is read (a
 // line may hold another split's or KV head's bytes too). Every other tile is read as by the

@@ -204,8 +204,7 @@ uint qr_tile(RowShape s, uint region, uint slot) { return region + (slot / 16u) 
 // lane at base + 32 k): its ones set, then its zeros cleared (a field may straddle two words).
 // Atomics: the words are shared with the tile's other tokens, whose bits they leave as they are.
 // (In that order, writers of the same bits never undo each other: once one writer's two atomics
-// are done the field holds `set`, whatever the others' are doing. The tc kernel's fused splits,
-// one per row chunk, each store the same new rows and then read them back.)
+// are done the field holds `set`, whatever the others' are doing.)
 void qr_store_field(bool is_v, uint base, uint lane, uint at, uint set, uint mask) {
   const uint word = base + 32u * (at / 32u) + lane, sh = at % 32u;
   qr_pool_or(is_v, word, set << sh);
