@@ -840,7 +840,7 @@ RowShape row_shape(bool is_v) {
 // side's stored at once and read back (those rows through coherent views, FRESH; the writes made
 // visible around the prologue's barrier). Every row chunk's split of that range stores the same
 // rows: every write is an atomic that sets its ones before clearing its zeros, so writers of the
-// same bits never undo each other (qr_store_field, qr_pool_store; a turbo side's words are stored
+// same bits never undo each other (qr_pool_store; a turbo side's words are stored
 // whole, the same value by each, fw_patch_k). No other split reads
 // these tiles: a split's range is whole tiles. (It replaces the tail
 // workgroups of the scalar kernel's fused append, append_tail.glsl, which took slots beside the

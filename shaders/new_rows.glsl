@@ -23,31 +23,22 @@ float new_row_element(bool is_v, uint index) {
   return uintBitsToFloat(is_v ? new_v[index] : new_k[index]);
 }
 
-// New token i's row of one side (of sequence b, KV head kvh): the elements the calling lane
-// quantizes (lane + QR_W k in x[k]; zeros past the head's dims) as loaded, not yet waited for.
-void load_new_row(RowShape s, uint b, uint kvh, uint i, out float x[QR_REGS]) {
+// New token i's row of one side (of sequence b, KV head kvh) quantized by the subgroup `w` into
+// its copy of the quantizer's arrays (each lane loads the elements it quantizes, all its loads
+// before its stores: no sync).
+void quantize_new_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
   const uint lane = gl_SubgroupInvocationID;
+  float x[QR_REGS];
   [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
     const uint e = lane + QR_W * k;
     x[k] = lane < QR_W && e < s.stored_dim && e < HEAD_DIM ? new_row_element(s.is_v, src + e) : 0.0;
   }
-}
-// A loaded row quantized by the subgroup `w` into its copy of the quantizer's arrays (each lane
-// writes the elements it quantizes: no sync).
-void quantize_loaded_row(RowShape s, QrWork w, float x[QR_REGS]) {
-  const uint lane = gl_SubgroupInvocationID;
   [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
     const uint e = lane + QR_W * k;
     if (lane < QR_W && e < s.stored_dim) QR_X_SET(w.copy * 256u + e, x[k]);
   }
   qr_quantize(s, w);
-}
-// Both, one after the other.
-void quantize_new_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
-  float x[QR_REGS];
-  load_new_row(s, b, kvh, i, x);
-  quantize_loaded_row(s, w, x);
 }
 
 #endif
