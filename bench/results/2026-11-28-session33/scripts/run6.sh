@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # For session 34's first call (not run in session 33: its device time was spent). carry [".gl",
-# ".pk"]; packed at the end of session 33 on branch nt-slot (3089c0a):
+# ".pk"]; packed at the end of session 33 on branch nt-slot (2be1ea1):
 # `bash bench/pack_gpu.sh base=be64a93:turboprof,bench_append`
 # main = nt-slot: in the fused turbo split's pair form, the new tokens are attended outside the
 # tiles (scores from the fresh words by the query subgroups, one more state in the subgroups'
