@@ -44,6 +44,21 @@ tls() {
   for l in "$@"; do tl tl.txt "$l" "$l" --fused --types "$types" --ctx "$ctx" --repeat 20; done
   lg "timelines"
 }
+# fused_ab REPS LABEL...: a fused-append A/B: the tree's tc tests (both binaries side by side),
+# then each LABEL's fused timelines (turbo2-4 at 4097 tokens, turbo2-3 at 4150) and REPS rounds of
+# bench_append's turbo rows; the progress, bench_append's summary and the timelines printed.
+fused_ab() {
+  local reps=$1; shift
+  tst tc 240 build-slim/tests/test_decode_tc &
+  tst app 240 build-slim/tests/test_append_decode &
+  wait
+  tls turbo2,turbo3,turbo4 4097 "$@"
+  tls turbo2,turbo3 4150 "$@"
+  apps "$reps" turbo2,turbo3,turbo4 "$@"
+  cat "$R/progress.txt" "$R/device.txt"
+  append_summary
+  cut -c1-250 "$R/tl.txt"
+}
 # sass NAME LABEL ARGS...: the machine code of the pipelines that turboprof ARGS of build LABEL
 # builds (own empty pipeline cache; bench/sass_dump.py), as one archive $R/sass-NAME.tar.gz (the
 # .sass files; one file, since only a few files come back from a call) and its index

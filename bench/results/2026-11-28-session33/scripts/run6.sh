@@ -14,12 +14,4 @@
 # worse.
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader > $R/device.txt 2>&1
-tst tc 240 build-slim/tests/test_decode_tc &
-tst app 240 build-slim/tests/test_append_decode &
-wait
-tls turbo2,turbo3,turbo4 4097 base main
-tls turbo2,turbo3 4150 base main
-apps 2 turbo2,turbo3,turbo4 base main
-cat $R/progress.txt $R/device.txt
-append_summary
-cut -c1-250 $R/tl.txt
+fused_ab 2 base main
