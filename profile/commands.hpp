@@ -28,6 +28,7 @@ struct CommonOptions {
   std::string policy_path; // tune: where to write the policy; empty: DispatchPolicy::default_path
   bool dry_run = false;    // tune: measure and print, write no policy file
   bool fused = false;      // timeline: trace append-decode calls (a new token per sequence, then attention)
+  bool workgroups = false; // timeline: every traced call's workgroups in the JSON (ids, flags, stamps)
   bool json = false;
   std::string out_dir;
 };

@@ -88,6 +88,9 @@ int main(int argc, char** argv) {
   timeline->add_option("--repeat", o.repeat, "traced calls per point (medians)")->check(CLI::Range(1, 10000));
   timeline->add_flag("--fused", o.fused, "trace append-decode calls: each appends m tokens per sequence in the "
                                          "decode dispatch (its tails' phases as well)");
+  timeline->add_flag("--workgroups", o.workgroups, "also write each traced call's workgroups into the JSON "
+                                                   "(--json, --out): id, split, whether it held tokens, merged, was "
+                                                   "a tail, and its stamps in us from the call's first start");
   timeline->add_option("--out", o.out_dir, "directory for timeline.csv and timeline.json");
 
   try {

@@ -91,6 +91,43 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
   return c;
 }
 
+std::vector<WorkgroupStamps> workgroup_stamps(const std::vector<WorkgroupTimeline>& workgroups) {
+  uint64_t first = UINT64_MAX;
+  for (const auto& w : workgroups)
+    if (w.written && w.t[0] != 0) first = std::min(first, w.t[0]);
+  if (first == UINT64_MAX) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its start");
+  auto at = [&](uint64_t t) { return t == 0 ? std::optional<double>{} : std::optional<double>{us(first, t)}; };
+  std::vector<WorkgroupStamps> out;
+  for (const auto& w : workgroups) {
+    if (!w.written) continue;
+    WorkgroupStamps s{w.x, w.y, w.z, w.split, w.had_tokens, w.merged, w.tail, {}, at(w.new_rows)};
+    for (uint32_t i = 0; i < kTimelinePhases; ++i) s.at_us[i] = at(w.t[i]);
+    out.push_back(s);
+  }
+  return out;
+}
+
+namespace {
+
+nlohmann::json stamps_json(const std::vector<WorkgroupStamps>& stamps) {
+  auto opt = [](const std::optional<double>& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  nlohmann::json a = nlohmann::json::array();
+  for (const auto& s : stamps) {
+    nlohmann::json at = nlohmann::json::array();
+    for (const auto& v : s.at_us) at.push_back(opt(v));
+    a.push_back({{"id", {s.x, s.y, s.z}},
+                 {"split", s.split},
+                 {"had_tokens", s.had_tokens},
+                 {"merged", s.merged},
+                 {"tail", s.tail},
+                 {"at_us", at},
+                 {"new_rows_us", opt(s.new_rows_us)}});
+  }
+  return a;
+}
+
+}  // namespace
+
 CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
   CallTimeline m;
   if (calls.empty()) return m;
@@ -209,6 +246,13 @@ int run_timeline(const CommonOptions& o) {
                           {"arrival_us", c.last_arrival_us},
                           {"merge_us", c.last_merge_us},
                           {"finish_us", c.last_finish_us}}}});
+        if (o.workgroups) {
+          nlohmann::json each = nlohmann::json::array();
+          for (size_t i = 0; i < traced.calls.size(); ++i)
+            each.push_back({{"call_us", traced.timing.samples_us[i]},
+                            {"workgroups", stamps_json(workgroup_stamps(traced.calls[i]))}});
+          rows.back()["calls"] = std::move(each);
+        }
       }
     }
   progress_done();

@@ -2,7 +2,9 @@
 // write (attention/timeline.hpp). The summary is pure, so that it is tested without a GPU.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "attention/timeline.hpp"
@@ -34,6 +36,18 @@ struct CallTimeline {
   uint32_t tails = 0;
   bool last_is_tail = false;
 };
+
+// One workgroup of a traced call as `turboprof timeline --workgroups` writes it: its id, what it
+// did, and its stamps in µs from the call's first start (empty where it did not reach a phase).
+struct WorkgroupStamps {
+  uint32_t x = 0, y = 0, z = 0, split = 0;
+  bool had_tokens = false, merged = false, tail = false;
+  std::array<std::optional<double>, kTimelinePhases> at_us{};  // start, prologue, tiles, arrival, merged, end
+  std::optional<double> new_rows_us;  // the tc kernel's fused splits that hold new tokens
+};
+// The workgroups that ran (their flags set), in dispatch order; times from the earliest start among
+// them. Error(invalid_argument) when none stamped its start.
+std::vector<WorkgroupStamps> workgroup_stamps(const std::vector<WorkgroupTimeline>& workgroups);
 
 // Error(invalid_argument) when no workgroup stamped anything.
 CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, double call_us);

@@ -71,6 +71,35 @@ TEST(TimelineSummary, MediansAndTheWorkgroupThatEndedLast) {
   EXPECT_THROW(prof::summarize_call({}, 1.0), Error);
 }
 
+// --workgroups: each workgroup that ran, in dispatch order, its stamps from the earliest start.
+TEST(TimelineSummary, WorkgroupStampsFromTheFirstStart) {
+  std::vector<WorkgroupTimeline> wgs = {
+      record(0, true, false, {3000, 4000, 9000, 9500}),
+      record(1, true, true, {2000, 3500, 8000, 10000, 11000, 12500}),
+      record(2, false, false, {2500}),
+      WorkgroupTimeline{},  // (did not run: left out)
+  };
+  wgs[0].new_rows = 3700;
+  wgs[1].y = 5;
+  const auto s = prof::workgroup_stamps(wgs);
+  ASSERT_EQ(s.size(), 3u);
+  EXPECT_EQ(s[0].split, 0u);
+  EXPECT_EQ(s[1].split, 1u);
+  EXPECT_EQ(s[1].y, 5u);
+  EXPECT_TRUE(s[1].merged);
+  EXPECT_FALSE(s[2].had_tokens);
+  EXPECT_DOUBLE_EQ(*s[1].at_us[0], 0.0);  // (the earliest start)
+  EXPECT_DOUBLE_EQ(*s[0].at_us[0], 1.0);
+  EXPECT_DOUBLE_EQ(*s[0].at_us[3], 7.5);
+  EXPECT_FALSE(s[0].at_us[4].has_value());  // (it did not merge)
+  EXPECT_DOUBLE_EQ(*s[0].new_rows_us, 1.7);
+  EXPECT_FALSE(s[1].new_rows_us.has_value());
+  EXPECT_DOUBLE_EQ(*s[1].at_us[5], 10.5);
+  EXPECT_DOUBLE_EQ(*s[2].at_us[0], 0.5);
+  EXPECT_FALSE(s[2].at_us[1].has_value());
+  EXPECT_THROW(prof::workgroup_stamps({WorkgroupTimeline{}}), Error);
+}
+
 // Workgroups that start only after one with tokens ended ran as a later wave (the grid did not
 // fit at once); an empty split's early end does not count as room made.
 TEST(TimelineSummary, WorkgroupsOfALaterWaveAreLate) {

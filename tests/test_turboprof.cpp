@@ -319,6 +319,42 @@ TEST(Turboprof, TimelineReportsEachPhase) {
   fs::remove_all(dir);
 }
 
+// --workgroups: every traced call's workgroups, each with its phases in order and one merger per
+// group, the summary's counts.
+TEST(Turboprof, TimelineWritesEachWorkgroup) {
+  const auto dir = scratch("timeline_workgroups");
+  const auto r = turboprof("timeline " + kSmall + " --types turbo3 --ctx 512 --workgroups --json", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["rows"].size(), 1u);
+  const json& row = doc["rows"][0];
+  ASSERT_EQ(row["calls"].size(), 2u) << row.dump();  // (kSmall's --repeat 2)
+  for (const auto& call : row["calls"]) {
+    EXPECT_GT(call["call_us"].get<double>(), 0.0);
+    uint32_t mergers = 0, with_tokens = 0;
+    double first = 1e30;
+    for (const auto& w : call["workgroups"]) {
+      const json& at = w["at_us"];
+      ASSERT_EQ(at.size(), 6u);
+      first = std::min(first, at[0].get<double>());
+      if (!w["had_tokens"].get<bool>()) continue;
+      ++with_tokens;
+      for (int i = 1; i < 4; ++i) EXPECT_GE(at[i].get<double>(), at[i - 1].get<double>()) << w.dump();
+      if (w["merged"].get<bool>()) {
+        ++mergers;
+        EXPECT_GE(at[5].get<double>(), at[4].get<double>()) << w.dump();
+        EXPECT_GE(at[4].get<double>(), at[3].get<double>()) << w.dump();
+      } else {
+        EXPECT_TRUE(at[4].is_null()) << w.dump();
+      }
+    }
+    EXPECT_DOUBLE_EQ(first, 0.0);
+    EXPECT_EQ(mergers, row["mergers"].get<uint32_t>());
+    EXPECT_EQ(with_tokens, row["workgroups_with_tokens"].get<uint32_t>());
+  }
+  fs::remove_all(dir);
+}
+
 TEST(Turboprof, CheckPassesAndReportsFigures) {
   const auto dir = scratch("check");
   const auto out_dir = dir / "out";
