@@ -161,6 +161,8 @@ CallTimeline median_timeline(const std::vector<CallTimeline>& calls) {
 // The subcommand.
 
 int run_timeline(const CommonOptions& o) {
+  if (o.workgroups && !o.json && o.out_dir.empty())
+    fail(ErrorCode::invalid_argument, "timeline: --workgroups writes into the JSON document: add --json or --out DIR");
   auto ctx = open_device(o);
   const auto& caps = ctx->caps();
   if (!ctx->device_clock())

@@ -352,6 +352,10 @@ TEST(Turboprof, TimelineWritesEachWorkgroup) {
     EXPECT_EQ(mergers, row["mergers"].get<uint32_t>());
     EXPECT_EQ(with_tokens, row["workgroups_with_tokens"].get<uint32_t>());
   }
+  // (only into a JSON document: named, not dropped)
+  const auto bare = turboprof("timeline " + kSmall + " --types turbo3 --ctx 512 --workgroups", dir);
+  EXPECT_NE(bare.rc, 0);
+  EXPECT_NE(bare.err.find("--workgroups"), std::string::npos) << bare.err;
   fs::remove_all(dir);
 }
 
