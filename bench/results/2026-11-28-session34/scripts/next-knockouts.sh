@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # For the next session's first call (not run in session 34: its device time was spent).
 # carry [".gl", ".pk"]; pack on main (the tree: the base) with the three knockouts, each off main:
-#   bash bench/pack_gpu.sh nob=72cc2f1:turboprof,bench_append noq=af535c2:turboprof,bench_append \
+#   bash bench/pack_gpu.sh nob=39c3307:turboprof,bench_append noq=af535c2:turboprof,bench_append \
 #     notile=bd6b2c1:turboprof,bench_append
-# nob (diag-nob, run 5's): the fresh tiles' new bits not rebuilt. noq (diag-noq): the fused splits'
+# nob (diag-nob, run 5's, on main): the fresh tiles' new bits not rebuilt. noq (diag-noq): the fused splits'
 # new rows not quantized. notile (diag-notile): the fused split's tiles that hold new tokens skipped
 # (at 4097 its one tile and that tile's rebuild). All timing only: their results are wrong.
 # Question: how turbo2's fused 4K excess (~5%, ~0.6 us a call) divides between the quantizer, the
