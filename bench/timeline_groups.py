@@ -7,6 +7,8 @@ document `--json` prints or `--out` writes).
 For each row (type, variant, depth) and over its traced calls, medians in µs from the call's first
 start, per kind of workgroup with tokens: `fresh` (a fused call's splits that hold new tokens:
 they stamp new_rows), `tail` (the scalar kernel's fused tails) and `plain` (the other splits):
+  prologue    its prologue's end (query rows, tables; fresh: and the new rows)
+  tiles       its tiles' end
   arrival     its arrival (partials written, counted)
   last plain  the group's latest plain arrival
   merges      the share of groups whose merger is of that kind
@@ -31,6 +33,7 @@ def median(v):
 
 def summarize(row):
     arrival = collections.defaultdict(list)
+    phases = collections.defaultdict(lambda: ([], []))  # kind -> (prologue ends, tiles ends)
     last_plain, ends = [], []
     merges = collections.Counter()
     groups = 0
@@ -48,6 +51,9 @@ def summarize(row):
             if plain:
                 last_plain.append(max(plain))
             for w in ws:
+                for i in (0, 1):
+                    if w["at_us"][i + 1] is not None:
+                        phases[kind(w)][i].append(w["at_us"][i + 1])
                 if w["at_us"][3] is not None:
                     arrival[kind(w)].append(w["at_us"][3])
                 if w["merged"]:
@@ -57,7 +63,8 @@ def summarize(row):
           f"last plain arrival {median(last_plain):.2f}")
     for k in ("plain", "fresh", "tail"):
         if arrival[k] or merges[k]:
-            print(f"  {k:5}  arrival {median(arrival[k]):6.2f}  merges {merges[k] / max(groups, 1):5.0%}")
+            print(f"  {k:5}  prologue {median(phases[k][0]):6.2f}  tiles {median(phases[k][1]):6.2f}  "
+                  f"arrival {median(arrival[k]):6.2f}  merges {merges[k] / max(groups, 1):5.0%}")
 
 
 def main(paths):
