@@ -32,8 +32,7 @@ def median(v):
 
 
 def summarize(row):
-    arrival = collections.defaultdict(list)
-    phases = collections.defaultdict(lambda: ([], []))  # kind -> (prologue ends, tiles ends)
+    phases = collections.defaultdict(lambda: ([], [], []))  # kind -> ends of (prologue, tiles, arrival)
     last_plain, ends = [], []
     merges = collections.Counter()
     groups = 0
@@ -51,20 +50,19 @@ def summarize(row):
             if plain:
                 last_plain.append(max(plain))
             for w in ws:
-                for i in (0, 1):
-                    if w["at_us"][i + 1] is not None:
-                        phases[kind(w)][i].append(w["at_us"][i + 1])
-                if w["at_us"][3] is not None:
-                    arrival[kind(w)].append(w["at_us"][3])
-                if w["merged"]:
-                    merges[kind(w)] += 1
+                k = kind(w)
+                for i, t in enumerate(w["at_us"][1:4]):
+                    if t is not None:
+                        phases[k][i].append(t)
+                merges[k] += w["merged"]
     label = f'{row["k_type"]}/{row["v_type"]} {row["variant"]} {row["ctx"]}{" fused" if row.get("fused") else ""}'
     print(f"{label}: {len(row['calls'])} calls, {groups} groups; end {median(ends):.2f} us, "
           f"last plain arrival {median(last_plain):.2f}")
     for k in ("plain", "fresh", "tail"):
-        if arrival[k] or merges[k]:
-            print(f"  {k:5}  prologue {median(phases[k][0]):6.2f}  tiles {median(phases[k][1]):6.2f}  "
-                  f"arrival {median(arrival[k]):6.2f}  merges {merges[k] / max(groups, 1):5.0%}")
+        if k in phases:
+            prologue, tiles, arrival = (median(v) for v in phases[k])
+            print(f"  {k:5}  prologue {prologue:6.2f}  tiles {tiles:6.2f}  arrival {arrival:6.2f}  "
+                  f"merges {merges[k] / max(groups, 1):5.0%}")
 
 
 def main(paths):
