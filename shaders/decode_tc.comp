@@ -811,21 +811,31 @@ void qr_pool_store16(bool is_v, uint index, uint value) {
   qr_pool_and(is_v, index >> 1, v | ~(0xffffu << sh));
 }
 #include "new_rows.glsl"
-// A turbo row quantized by the subgroup w (its codes in w's copy) as new token i's fresh words:
-// K, lane p < 16 its pair fields; V, each lane its elements'; lane 0 the norm.
-void fw_write(RowShape s, QrWork w, uint i) {
-  const uint bits = qr_index_bits(s.type), mb = bits - 1u, X = w.copy * 256u, p = w.tid, row = fw_row(s.is_v, i);
-  uint word = 0u;
-  [[unroll]] for (uint k = 0; k < DIM / 32u; ++k)
-    if (s.is_v) {
-      const uvec2 a = mag_sign(QR_CODE_GET(X + p + 32u * k), bits);
-      word |= (a.x | (a.y << mb)) << (4u * k);
-    } else if (p < 16u) {
-      const uvec2 a = mag_sign(QR_CODE_GET(X + 2u * p + 32u * k), bits), b = mag_sign(QR_CODE_GET(X + 2u * p + 1u + 32u * k), bits);
-      word |= (a.x | (b.x << mb) | (a.y << (2u * mb)) | (b.y << (2u * mb + 1u))) << (8u * k);
+// A turbo row quantized in the calling subgroup's registers (quantize_new_row_regs: code[k] lane
+// p's element p + 32 k, v[0] its norm's f16 bits) as new token i's fresh words: V, each lane its
+// elements' nibbles; K, lane p < 16 its pair fields, from lanes 2p and 2p + 1's nibbles (two
+// shuffles); lane 0 the norm. (Before, the codes went through the quantizer's copy in shared memory
+// and a subgroup barrier, then a word from dependent shared loads under branches: in session
+// 33's SASS of the fused turbo2 pipeline, ~200 of the K quantizer's ~735 instructions, one chain.)
+void fw_write(RowShape s, uint p, uint i, uint code[QR_REGS], float v[QR_REGS]) {
+  const uint bits = qr_index_bits(s.type), mb = bits - 1u, row = fw_row(s.is_v, i);
+  uint word = 0u;  // V: nibble k, element p + 32 k's magnitude, then its negative bit
+  [[unroll]] for (uint k = 0; k < DIM / 32u; ++k) {
+    const uvec2 a = mag_sign(code[k], bits);
+    word |= (a.x | (a.y << mb)) << (4u * k);
+  }
+  if (!s.is_v) {  // K: byte k, the pair 2p + 32 k, 2p + 1 + 32 k: two magnitudes, two negative bits
+    const uint e0 = subgroupShuffle(word, (2u * p) & 31u), e1 = subgroupShuffle(word, (2u * p + 1u) & 31u);
+    const uint mm = (1u << mb) - 1u;
+    word = 0u;
+    [[unroll]] for (uint k = 0; k < DIM / 32u; ++k) {
+      const uint a = (e0 >> (4u * k)) & 0xfu, b = (e1 >> (4u * k)) & 0xfu;
+      word |= ((a & mm) | ((b & mm) << mb) | ((a >> mb) << (2u * mb)) | ((b >> mb) << (2u * mb + 1u))) << (8u * k);
     }
+    if (p >= 16u) word = 0u;
+  }
   qr_word_set(row + p, word);
-  if (p == 0u) qr_word_set(row + 32u, QR_SCALE_GET(w.copy * 8u));
+  if (p == 0u) qr_word_set(row + 32u, floatBitsToUint(v[0]));
 }
 RowShape row_shape(bool is_v) {
   return is_v ? RowShape(V_TYPE, DIM, V_Q8 ? KQ : V_ROWS ? 0u : 1u, V_Q8 ? 32u : DIM, V_BITS_ROW, PAGE_SIZE, KV_HEADS, true)
@@ -862,25 +872,29 @@ void split_append(uint b, uint kvh, uint start, uint end, uint len, uint tid) {
   // (sg through a subgroup reduction: the driver then knows the branches on it uniform in each
   // subgroup and issues the quantizer's shuffles under them plainly; append_tail.glsl)
   const uint sg = subgroupMin(tid / 32u), lane = tid % 32u;
-  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1), each
-  // quantized into copy i, then stored (its lanes read each other's codes: a subgroup barrier; no
-  // workgroup one): a row side's in the pool, a turbo side's in the fresh words.
+  // Subgroup QR_FIRST + i: rows i, i + QR_COPIES, ... (K_0 .. K_n-1, then V_0 .. V_n-1): a row
+  // side's quantized into copy i, then stored in the pool (its lanes read each other's codes: a
+  // subgroup barrier; no workgroup one); a turbo side's in registers, then packed as its fresh
+  // words (fw_write).
   if (sg < QR_FIRST || sg >= QR_FIRST + QR_COPIES) return;
   const QrWork w = QrWork(sg - QR_FIRST, lane, 32u);
   for (uint r = w.copy; r < 2u * n; r += QR_COPIES) {
     const RowShape rs = row_shape(r >= n);
     const uint pos = first + r % n;
-    quantize_new_row(rs, w, b, kvh, pos - old);
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();
     if (rs.is_v ? V_ROWS : K_ROWS) {
+      quantize_new_row(rs, w, b, kvh, pos - old);
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();
       qr_store(rs, w, pages[fresh_table + pos / PAGE_SIZE], kvh, pos % PAGE_SIZE);
       stored_rows = true;  // (rows are read back: released below)
+      subgroupMemoryBarrierShared();
+      subgroupBarrier();  // (the copy is rewritten next)
     } else {
-      fw_write(rs, w, pos - old);
+      uint code[QR_REGS];
+      float c[QR_REGS], v[QR_REGS];
+      quantize_new_row_regs(rs, b, kvh, pos - old, code, c, v);
+      fw_write(rs, lane, pos - old, code, v);
     }
-    subgroupMemoryBarrierShared();
-    subgroupBarrier();  // (the copy is rewritten next)
   }
   TL_STAMP(6u);  // (turboprof timeline: the new rows' time, in the tails' "rows" column)
 }

@@ -23,10 +23,11 @@ float new_row_element(bool is_v, uint index) {
   return uintBitsToFloat(is_v ? new_v[index] : new_k[index]);
 }
 
-// New token i's row of one side (of sequence b, KV head kvh) quantized by the subgroup `w` into
-// its copy of the quantizer's arrays (each lane loads the elements it quantizes, all its loads
-// before its stores: no sync).
-void quantize_new_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
+// New token i's row of one side (of sequence b, KV head kvh) quantized in the calling subgroup's
+// registers (qr_quantize_regs; each lane loads the elements it quantizes): its codes, values and
+// scale bits.
+void quantize_new_row_regs(RowShape s, uint b, uint kvh, uint i, out uint code[QR_REGS], out float c[QR_REGS],
+                           out float v[QR_REGS]) {
   const uint src = (s.is_v ? pc.v_new : pc.k_new) + ((b * M + i) * KV_HEADS + kvh) * HEAD_DIM;
   const uint lane = gl_SubgroupInvocationID;
   float x[QR_REGS];
@@ -34,11 +35,14 @@ void quantize_new_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
     const uint e = lane + QR_W * k;
     x[k] = lane < QR_W && e < s.stored_dim && e < HEAD_DIM ? new_row_element(s.is_v, src + e) : 0.0;
   }
-  [[unroll]] for (uint k = 0; k < QR_REGS; ++k) {
-    const uint e = lane + QR_W * k;
-    if (lane < QR_W && e < s.stored_dim) QR_X_SET(w.copy * 256u + e, x[k]);
-  }
-  qr_quantize(s, w);
+  qr_quantize_regs(s, x, code, c, v);
+}
+// The same into the subgroup `w`'s copy of the quantizer's arrays (qr_quantize_store).
+void quantize_new_row(RowShape s, QrWork w, uint b, uint kvh, uint i) {
+  float c[QR_REGS], v[QR_REGS];
+  uint code[QR_REGS];
+  quantize_new_row_regs(s, b, kvh, i, code, c, v);
+  qr_quantize_store(s, w, c, code, v);
 }
 
 #endif

@@ -4,11 +4,13 @@
 
 // a / b rounded to nearest: GLSL division may be off by 2.5 ulp; one Newton step on the
 // remainder (exact through fma) gives the correctly rounded quotient for normal operands.
-float div_rn(float a, float b) {
-  precise float q = a * (1.0 / b);
+// (div_rn_r: the same, given rb = 1.0 / b, for divisors shared by several quotients.)
+float div_rn_r(float a, float b, float rb) {
+  precise float q = a * rb;
   precise float r = fma(-q, b, a);
-  return fma(r, 1.0 / b, q);
+  return fma(r, rb, q);
 }
+float div_rn(float a, float b) { return div_rn_r(a, b, 1.0 / b); }
 
 // float -> IEEE half bits, round to nearest even (packHalf2x16's rounding is implementation-defined).
 uint half_bits_rte(float f) {

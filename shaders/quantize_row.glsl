@@ -106,40 +106,46 @@ void qr_group_reduce(inout float v[QR_REGS], uint n, uint G, uint S, bool take_m
   }
 }
 
-// The row quantized in registers by the calling subgroup (the caller's branches to here uniform
-// per subgroup: see append_tail.glsl): the row from qr_x (its copy; elements l + W i, which the
-// caller writes from the same lanes, so no sync), codes into qr_code, the f16 scale / norm bits
-// into qr_scale, and qr_x replaced by the values the kernels compute with once the row is stored:
-// turbo norm x centroid (rotated domain), q8_0 d x q, f16 itself. In the reference's steps and
-// rounding (kvcache/codec.cpp): turbo: norm, rotation, nearest centroid, norm correction; q8_0:
-// d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16. Other lanes read the results
-// after a barrier (qr_store does).
-void qr_quantize(RowShape s, QrWork w) {
-  const uint G = s.type == TYPE_Q8_0 ? 32u : s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
-  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S;
-  const bool mine = lane < S;
-  float x[QR_REGS], v[QR_REGS], c[QR_REGS];
-  uint code[QR_REGS];
-  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-    const uint e = lane + S * i;
-    x[i] = i < n && e < s.stored_dim ? QR_X_GET(X + e) : 0.0;
-  }
+// A row held in the calling subgroup's registers (x[i]: element lane + W i, zeros past the
+// row) quantized there (the caller's branches to here uniform per subgroup: see
+// append_tail.glsl): code[i] the element's code (turbo index, q8_0 byte, f16 bits), c[i] the value
+// the kernels compute with once the row is stored (turbo norm x centroid in the rotated domain,
+// q8_0 d x q, f16 itself), v[i] the f16 bits of its group's scale or norm (as float bits; f16: none).
+// In the reference's steps and rounding (kvcache/codec.cpp): turbo: norm, rotation, nearest
+// centroid, norm correction; q8_0: d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16.
+// A group's scalar steps (its norm's square root and reciprocal, its f16 bits) are computed once,
+// in the first of its RB registers of the lane, and copied to the others: the compiler does not
+// merge them by itself (precise arithmetic, branches), and one subgroup's chain is the fused
+// split's path (bench/results/2026-11-28-session35).
+void qr_quantize_regs(RowShape s, inout float x[QR_REGS], out uint code[QR_REGS], out float c[QR_REGS],
+                      out float v[QR_REGS]) {
+  const uint G = s.type == TYPE_Q8_0 ? 32u : s.group_elems;
+  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S, RB = max(1u, G / S);
   if (s.type == TYPE_F16) {
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
       code[i] = half_bits_rte(x[i]);
       c[i] = half_to_float(code[i]);
+      v[i] = 0.0;
     }
   } else if (s.type == TYPE_Q8_0) {
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) v[i] = abs(x[i]);
     qr_group_reduce(v, n, G, S, true);
+    float id[QR_REGS];
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-      const float d = div_rn(v[i], 127.0), id = d != 0.0 ? div_rn(1.0, d) : 0.0;
-      precise float y = x[i] * id;
+      if (i % RB == 0u) {
+        const float d = div_rn(v[i], 127.0);
+        id[i] = d != 0.0 ? div_rn(1.0, d) : 0.0;
+        v[i] = uintBitsToFloat(half_bits_rte(d));
+      } else {
+        id[i] = id[i - 1u];
+        v[i] = v[i - 1u];
+      }
+    }
+    [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+      precise float y = x[i] * id[i];
       const int q = int(round_away(y));
-      const uint bits = half_bits_rte(d);
       code[i] = uint(q) & 0xffu;
-      c[i] = float(q) * half_to_float(bits);
-      v[i] = uintBitsToFloat(bits);
+      c[i] = float(q) * half_to_float(floatBitsToUint(v[i]));
     }
   } else {
     // 1. Group norms; normalise and apply s1, the Walsh-Hadamard butterflies, / sqrt(G), s2,
@@ -149,10 +155,16 @@ void qr_quantize(RowShape s, QrWork w) {
       v[i] = sq;
     }
     qr_group_reduce(v, n, G, S, false);
+    float ig[QR_REGS];  // 1 / the group's norm (div_rn's reciprocal)
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-      const float g = sqrt(v[i]);
-      v[i] = g;
-      x[i] = sign1((lane + S * i) % G) * (g > 1e-10 ? div_rn(x[i], g) : 0.0);
+      if (i % RB == 0u) {
+        v[i] = sqrt(v[i]);
+        ig[i] = 1.0 / v[i];
+      } else {
+        v[i] = v[i - 1u];
+        ig[i] = ig[i - 1u];
+      }
+      x[i] = sign1((lane + S * i) % G) * (v[i] > 1e-10 ? div_rn_r(x[i], v[i], ig[i]) : 0.0);
     }
     TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
     const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
@@ -165,21 +177,44 @@ void qr_quantize(RowShape s, QrWork w) {
     // 2. Norm correction from the chosen centroids.
     qr_group_reduce(sq, n, G, S, false);
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
-      const float r = sqrt(sq[i]), g = v[i];
-      const uint bits = half_bits_rte(r > 1e-10 ? div_rn(g, r) : g);
-      c[i] *= half_to_float(bits);
-      v[i] = uintBitsToFloat(bits);
+      if (i % RB == 0u) {
+        const float r = sqrt(sq[i]), g = v[i];
+        v[i] = uintBitsToFloat(half_bits_rte(r > 1e-10 ? div_rn(g, r) : g));
+      } else {
+        v[i] = v[i - 1u];
+      }
+      c[i] *= half_to_float(floatBitsToUint(v[i]));
     }
   }
-  // The codes, the values, and one lane per group the group's f16 bits (held in v as float bits).
+}
+
+// The row (in the calling subgroup's copy of qr_x: elements l + W i, which the caller writes from
+// the same lanes, so no sync) quantized by qr_quantize_regs into the copy's arrays: the codes into
+// qr_code, one lane per group the group's f16 scale / norm bits into qr_scale, and qr_x replaced by
+// the values the kernels compute with. Other lanes read the results after a barrier (qr_store
+// does).
+void qr_quantize_store(RowShape s, QrWork w, float c[QR_REGS], uint code[QR_REGS], float v[QR_REGS]) {
+  const uint G = s.type == TYPE_Q8_0 ? 32u : s.group_elems, X = w.copy * 256u, N = w.copy * 8u;
+  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S;
   [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
     const uint e = lane + S * i;
-    if (mine && i < n && e < s.stored_dim) {
+    if (lane < S && i < n && e < s.stored_dim) {
       QR_CODE_SET(X + e, code[i]);
       QR_X_SET(X + e, c[i]);
       if (s.type != TYPE_F16 && e % G == 0u) QR_SCALE_SET(N + e / G, floatBitsToUint(v[i]));
     }
   }
+}
+void qr_quantize(RowShape s, QrWork w) {
+  const uint S = QR_W, lane = gl_SubgroupInvocationID, n = (s.stored_dim + S - 1u) / S, X = w.copy * 256u;
+  float x[QR_REGS], c[QR_REGS], v[QR_REGS];
+  uint code[QR_REGS];
+  [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
+    const uint e = lane + S * i;
+    x[i] = i < n && e < s.stored_dim ? QR_X_GET(X + e) : 0.0;
+  }
+  qr_quantize_regs(s, x, code, c, v);
+  qr_quantize_store(s, w, c, code, v);
 }
 
 // The 32-bit word `i` of an f16 or q8_0 row's bits, assembled from the per-element codes.
