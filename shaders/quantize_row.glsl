@@ -1,8 +1,8 @@
 // Quantizing one K or V row and storing it in its page (kvcache/layout.hpp), by one subgroup: the
 // append (quantize.comp, a subgroup per row) and the decode kernels' fused append
 // (append_tail.glsl) run this one code. Every step follows the CPU reference (kvcache/codec.cpp)
-// in its rounding; only the sums' order differs (fp32 rounding: the tolerance of compare_row in
-// tests/cache_test_util.hpp). Turbo: norm, rotation, nearest centroid, norm correction, then the
+// in its rounding but for the sums' order and where the turbo norm divides (after the rotation,
+// not before): fp32 rounding, the tolerance of compare_row in tests/cache_test_util.hpp. Turbo: norm, rotation, nearest centroid, norm correction, then the
 // bits go into the token's tile; q8_0 and f16 rows too.
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
@@ -111,8 +111,8 @@ void qr_group_reduce(inout float v[QR_REGS], uint n, uint G, uint S, bool take_m
 // append_tail.glsl): code[i] the element's code (turbo index, q8_0 byte, f16 bits), c[i] the value
 // the kernels compute with once the row is stored (turbo norm x centroid in the rotated domain,
 // q8_0 d x q, f16 itself), v[i] the f16 bits of its group's scale or norm (as float bits; f16: none).
-// In the reference's steps and rounding (kvcache/codec.cpp): turbo: norm, rotation, nearest
-// centroid, norm correction; q8_0: d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16.
+// In the reference's steps and rounding (kvcache/codec.cpp), but for the turbo norm's division
+// after the rotation (below): turbo: norm, rotation, nearest centroid, norm correction; q8_0: d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16.
 // A group's scalar steps (its norm's square root and reciprocal, its f16 bits) are computed once,
 // in the first of its RB registers of the lane, and copied to the others: the compiler does not
 // merge them by itself (precise arithmetic, branches), and one subgroup's chain is the fused
@@ -148,13 +148,18 @@ void qr_quantize_regs(RowShape s, inout float x[QR_REGS], out uint code[QR_REGS]
       c[i] = float(q) * half_to_float(floatBitsToUint(v[i]));
     }
   } else {
-    // 1. Group norms; normalise and apply s1, the Walsh-Hadamard butterflies, / sqrt(G), s2,
-    // and the nearest centroid.
+    // 1. Group norms, and meanwhile s1 and the Walsh-Hadamard butterflies (two independent
+    // chains of shuffles, where the reference normalises first: the butterflies are linear, so
+    // the rotated value divided by the norm differs from the reference's by fp32 rounding, the
+    // tolerance of compare_row, as the sums' order does); then / the norm, / sqrt(G), s2, and
+    // the nearest centroid.
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
       precise float sq = x[i] * x[i];
       v[i] = sq;
+      x[i] *= sign1((lane + S * i) % G);
     }
     qr_group_reduce(v, n, G, S, false);
+    TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
     float ig[QR_REGS];  // 1 / the group's norm (div_rn's reciprocal)
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
       if (i % RB == 0u) {
@@ -164,9 +169,8 @@ void qr_quantize_regs(RowShape s, inout float x[QR_REGS], out uint code[QR_REGS]
         v[i] = v[i - 1u];
         ig[i] = ig[i - 1u];
       }
-      x[i] = sign1((lane + S * i) % G) * (v[i] > 1e-10 ? div_rn_r(x[i], v[i], ig[i]) : 0.0);
+      x[i] = v[i] > 1e-10 ? div_rn_r(x[i], v[i], ig[i]) : 0.0;
     }
-    TKV_HADAMARD_REGISTERS(x, QR_REGS, n, G, lane, S)
     const float sqrt_g = G == 128 ? uintBitsToFloat(0x413504f3u) : 8.0;
     float sq[QR_REGS];
     [[unroll]] for (uint i = 0; i < QR_REGS; ++i) {
