@@ -1,14 +1,15 @@
 // Quantizing one K or V row and storing it in its page (kvcache/layout.hpp), by one subgroup: the
 // append (quantize.comp, a subgroup per row) and the decode kernels' fused append
-// (append_tail.glsl) run this one code. Every step follows the CPU reference (kvcache/codec.cpp)
-// in its rounding but for the sums' order and where the turbo norm divides (after the rotation,
-// not before): fp32 rounding, the tolerance of compare_row in tests/cache_test_util.hpp. Turbo: norm, rotation, nearest centroid, norm correction, then the
+// (append_tail.glsl, decode_tc.comp) run this one code. Every step follows the CPU reference
+// (kvcache/codec.cpp) in its rounding but for the sums' order and where the turbo norm divides
+// (after the rotation, not before): fp32 rounding, the tolerance of compare_row in
+// tests/cache_test_util.hpp. Turbo: norm, rotation, nearest centroid, norm correction, then the
 // bits go into the token's tile; q8_0 and f16 rows too.
 //
 // Needs, before inclusion: codebooks.glsl, layout.glsl, numeric.glsl, rotation.glsl,
 // GL_KHR_shader_subgroup_basic and _shuffle; QR_MIN_SUBGROUP (the smallest subgroup size);
-// the row in its copy of qr_x (declared here: the caller fills elements [0, stored_dim), zeros
-// past head_dim, then syncs, see qr_quantize); and the
+// the row in registers (qr_quantize_regs) or in its copy of qr_x (declared here: the caller fills
+// elements [0, stored_dim), zeros past head_dim, then syncs, see qr_quantize); and the
 // includer's pool writes of one side: qr_pool_and / qr_pool_or (word index, bits; atomics: tile
 // words are shared by tokens), qr_pool_store (word index, value), qr_pool_store16 (16-bit index,
 // value).
