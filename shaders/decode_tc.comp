@@ -274,7 +274,8 @@ const uint REGION_TO = REGION_T > REGION_O ? REGION_T : REGION_O;
 // builds the tables: the quantizer's arrays after the tables (where the outputs' room is larger,
 // within it), two or four copies (a subgroup quantizing one new row into each) of a row's DIM values and
 // codes and its 8 scales, 2 DIM + 8 words each (quantize_row.glsl indexes copies 256 words apart:
-// QR_AT below). The plan's decode_shared_bytes counts them.
+// QR_AT below). The plan's decode_shared_bytes counts them. (Row sides use them; a turbo side's
+// row stays in its quantizer's registers until its fresh words, below: fw_write.)
 // (rows16 and WIDE, whose outputs' room holds them: four copies, as the M new tokens of more
 // query rows take more rows to quantize.)
 const uint QR_COPIES_FORM = ROWS16 != 0u || WIDE ? 4u : 2u;

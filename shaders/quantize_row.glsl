@@ -113,7 +113,8 @@ void qr_group_reduce(inout float v[QR_REGS], uint n, uint G, uint S, bool take_m
 // the kernels compute with once the row is stored (turbo norm x centroid in the rotated domain,
 // q8_0 d x q, f16 itself), v[i] the f16 bits of its group's scale or norm (as float bits; f16: none).
 // In the reference's steps and rounding (kvcache/codec.cpp), but for the turbo norm's division
-// after the rotation (below): turbo: norm, rotation, nearest centroid, norm correction; q8_0: d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16.
+// after the rotation (below): turbo: norm, rotation, nearest centroid, norm correction; q8_0:
+// d = amax / 127 in f32, q = roundf(x * (1/d)), d stored as f16.
 // A group's scalar steps (its norm's square root and reciprocal, its f16 bits) are computed once,
 // in the first of its RB registers of the lane, and copied to the others: the compiler does not
 // merge them by itself (precise arithmetic, branches), and one subgroup's chain is the fused
