@@ -88,3 +88,15 @@ targets() {
   cp "$R/t/targets.tar.gz" "$R/targets-inputs.tar.gz" 2>/dev/null; rm -rf "$R/t"
   sed -n '/^target/,/targets met/p' "$R/targets.txt"
 }
+# bundle KEEP...: a call returns at most 8 files from $OUT (session 35's run 3 lost its targets.txt
+# that way). If $R holds more, every file but progress.txt and those named KEEP goes into
+# $R/more.tar.gz (unpack it here to read them). Call it last.
+bundle() {
+  [ "$(find "$R" -maxdepth 1 -type f | wc -l)" -le 8 ] && return
+  local keep=" progress.txt $* " f rest=()
+  for f in "$R"/*; do
+    [ -f "$f" ] || continue
+    case "$keep" in *" $(basename "$f") "*) ;; *) rest+=("$(basename "$f")") ;; esac
+  done
+  (cd "$R" && tar czf more.tar.gz "${rest[@]}" && rm -f "${rest[@]}")
+}
