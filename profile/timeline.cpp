@@ -25,18 +25,29 @@ uint64_t last_stamp(const WorkgroupTimeline& w) {
   return t;
 }
 
+// Whether the workgroup ran and stamped its start (the others are left out of every figure).
+bool started(const WorkgroupTimeline& w) { return w.written && w.t[0] != 0; }
+
+// The earliest start among them (UINT64_MAX when none started): the call's time zero.
+uint64_t first_start(const std::vector<WorkgroupTimeline>& workgroups) {
+  uint64_t first = UINT64_MAX;
+  for (const auto& w : workgroups)
+    if (started(w)) first = std::min(first, w.t[0]);
+  return first;
+}
+
 }  // namespace
 
 CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, double call_us) {
   CallTimeline c;
   c.call_us = call_us;
-  uint64_t first = UINT64_MAX, last_start = 0, end = 0, first_end = UINT64_MAX;  // (of those with tokens)
+  const uint64_t first = first_start(workgroups);
+  uint64_t last_start = 0, end = 0, first_end = UINT64_MAX;  // (of those with tokens)
   const WorkgroupTimeline* last = nullptr;
   std::vector<double> prologue, tiles, arrival, merge, finish, tail_rows, tail_attend, tail_arrival;
   for (const auto& w : workgroups) {
-    if (!w.written || w.t[0] == 0) continue;
+    if (!started(w)) continue;
     ++c.workgroups;
-    first = std::min(first, w.t[0]);
     last_start = std::max(last_start, w.t[0]);
     if (last_stamp(w) >= end) {
       end = last_stamp(w);
@@ -65,7 +76,7 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
   }
   if (!last) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its phases");
   for (const auto& w : workgroups)
-    if (w.written && w.t[0] != 0 && w.t[0] > first_end) ++c.late;
+    if (started(w) && w.t[0] > first_end) ++c.late;
   c.span_us = us(first, end);
   c.launch_us = us(first, last_start);
   c.prologue_us = median(prologue);
@@ -92,9 +103,7 @@ CallTimeline summarize_call(const std::vector<WorkgroupTimeline>& workgroups, do
 }
 
 std::vector<WorkgroupStamps> workgroup_stamps(const std::vector<WorkgroupTimeline>& workgroups) {
-  uint64_t first = UINT64_MAX;
-  for (const auto& w : workgroups)
-    if (w.written && w.t[0] != 0) first = std::min(first, w.t[0]);
+  const uint64_t first = first_start(workgroups);
   if (first == UINT64_MAX) fail(ErrorCode::invalid_argument, "timeline: no workgroup of the call stamped its start");
   auto at = [&](uint64_t t) { return t == 0 ? std::optional<double>{} : std::optional<double>{us(first, t)}; };
   std::vector<WorkgroupStamps> out;
