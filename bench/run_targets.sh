@@ -9,7 +9,8 @@
 #   5. turboprof profile, batch 16 (ragged) at 8K (P8)
 #   6. bench_append: one token appended to all 32 layers against the decode step at 4K (P7)
 #   7. bench/peer_pytorch.py: PyTorch SDPA flash and cuDNN, batch 1 and 16, 2K..128K (P4)
-#   8. bench/targets.py: the table, printed last
+#   8. bench/targets.py: the table, printed last (P3c against llama.cpp's figures as documented in
+#      performance.md: bench/testdata/peers/llamacpp_vulkan_h200.json)
 # Output under $OUT (at most 8 files come back from the device machine; this writes 3):
 #   targets.txt      the table (short, then a line per type / depth, then Markdown for bench/results/)
 #   targets-log.txt  every step's output
@@ -130,6 +131,9 @@ for f in sweep.json profile-modes01.json profile-m8.json profile-m2.json profile
   append.json peer.json; do
   [[ -s "$W/$f" ]] && INPUTS+=("$W/$f")
 done
+# llama.cpp's Vulkan figures (P3c) as performance.md documents them: the GPU machine has no
+# llama.cpp to run; the table says the figure is documented, not this run's.
+[[ "${TKV_TARGETS_QUICK:-0}" == 1 ]] || INPUTS+=(bench/testdata/peers/llamacpp_vulkan_h200.json)
 # table ARGS...: targets.py over the inputs, or one line where no step measured anything (all
 # skipped, failed or out of budget).
 table() {
