@@ -23,7 +23,7 @@ if (($#)); then
   done
   git checkout -q "$start"
 fi
-tree=(turboprof test_decode_tc test_append_decode test_decode bench_append)
+tree=(turboprof test_decode_tc test_append_decode test_decode bench_append bench_decode)
 build "${tree[@]}"
 rm -rf build-slim && mkdir -p build-slim/profile build-slim/tests build-slim/bench .pk
 for t in "${tree[@]}"; do strip -o "build-slim/$(where "$t")/$t" "build-run/$(where "$t")/$t"; done
