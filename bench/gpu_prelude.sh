@@ -71,6 +71,19 @@ sass() {
   python3 bench/sass_dump.py "/tmp/sass-out-$n" "/tmp/sass-$n" > "$R/sass-$n.txt" 2>&1
   (cd "/tmp/sass-out-$n" && tar czf "$R/sass-$n.tar.gz" ./*.sass 2>/dev/null)
 }
+# loops NAME LABEL ARGS...: sass NAME LABEL ARGS..., then for every pipeline with MMAs its
+# highest register and its tile loop's instruction mix (bench/sass_loop.py) into $R/loops.txt; the
+# archive and index dropped (few files come back). Session 36's runs 2-3 wrote this out by hand.
+loops() {
+  local n=$1 f
+  sass "$@"
+  for f in "/tmp/sass-out-$n"/*.sass; do
+    grep -q HMMA "$f" || continue
+    { echo "== $n $(basename "$f") registers R$(grep -o 'R[0-9]\+' "$f" | sed 's/R//' | sort -n | tail -1)";
+      python3 bench/sass_loop.py "$f"; } >> "$R/loops.txt" 2>&1
+  done
+  rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
+}
 # append_summary: bench_append's fused rows in $R/append.txt as label, benchmark, decode step,
 # fused step and ratio_pct (P7's measure).
 append_summary() {
