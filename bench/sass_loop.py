@@ -6,7 +6,11 @@ the tc kernel's tile loop). Prints its address range, its length, and its instru
 (IMAD.MOV counted as MOV: the register copies the driver's allocator adds). Counts are static:
 both sides of a branch inside the loop are included.
 
-  python3 bench/sass_loop.py <file.bin.txt> [--holds HMMA]
+  python3 bench/sass_loop.py <file.bin.txt> [--holds HMMA] [--tiles N [--sms 132] [--ghz 1.98]]
+
+With --tiles (iterations of the loop in one call, e.g. warp tiles: tokens x KV heads / 16), also
+the call's issue floor: tiles x instructions / (SMs x 4 schedulers x clock), the time the loop
+needs at one warp instruction a cycle per scheduler (docs/targets.md).
 """
 import argparse
 import collections
@@ -26,6 +30,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sass")
     ap.add_argument("--holds", default="HMMA")
+    ap.add_argument("--tiles", type=int, help="loop iterations a call (warp tiles): print the issue floor")
+    ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
+    ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
     args = ap.parse_args()
     ins = instructions(args.sass)
     best = None
@@ -45,6 +52,10 @@ def main():
         ops['MOV' if op.startswith('IMAD.MOV') else op.split('.')[0]] += 1
     print("loop 0x%x-0x%x: %d instructions" % (best[0][0], best[-1][0], len(best)))
     print(", ".join("%s %d" % kv for kv in ops.most_common()))
+    if args.tiles:
+        us = args.tiles * len(best) / (args.sms * 4 * args.ghz * 1e3)
+        print("issue floor: %.1f us (%d tiles x %d instructions / %d schedulers at %.2f GHz)"
+              % (us, args.tiles, len(best), args.sms * 4, args.ghz))
 
 
 if __name__ == "__main__":
