@@ -16,8 +16,9 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   apt-get "${o[@]}" update >/dev/null
   (cd .gl && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
-# Every non-system library of the binaries pack_gpu.sh packs (from build-run, if built) and of zstd.
-bins=(build-run/profile/turboprof build-run/bench/bench_append "$(command -v zstd)")
+# Every non-system library of the binaries pack_gpu.sh packed into build-slim/ (run it first, or
+# this again after it) and of zstd.
+bins=(build-slim/*/* "$(command -v zstd)")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || continue
   ldd "$b" | awk '$3 ~ /^\// {print $3}' | while read -r so; do
