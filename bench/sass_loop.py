@@ -3,18 +3,26 @@
 
 The loop is the longest backward branch whose body holds an instruction matching --holds (HMMA:
 the tc kernel's tile loop). Prints its address range, its length, and its instructions by opcode
-(IMAD.MOV counted as MOV: the register copies the driver's allocator adds). Counts are static:
-both sides of a branch inside the loop are included.
+(IMAD.MOV counted as MOV: the register copies the driver's allocator adds). Those counts are
+static: both sides of every branch inside the loop are included.
+
+It also prints the steady path: the instructions one iteration executes when it takes the
+shortest way through the loop's branches that still runs every block holding a global load (LDG).
+For the tile loop that is a tile inside every row's range, no new running maximum and no softcap,
+whose next tile's words are fetched: what almost every tile of a long call executes. The branch
+decisions are listed (T: taken, N: not), so that a reader can check them against the code.
 
   python3 bench/sass_loop.py <file.bin.txt> [--holds HMMA] [--tiles N [--sms 132] [--ghz 1.98]]
+  python3 bench/sass_loop.py --self-test      (a hand-counted synthetic loop; CI runs it)
 
 With --tiles (iterations of the loop in one call, e.g. warp tiles: tokens x KV heads / 16), also
-the call's issue floor: tiles x instructions / (SMs x 4 schedulers x clock), the time the loop
-needs at one warp instruction a cycle per scheduler (docs/targets.md).
+the call's issue floor from the steady path: tiles x instructions / (SMs x 4 schedulers x clock),
+the time the loop needs at one warp instruction a cycle per scheduler (docs/targets.md).
 """
 import argparse
 import collections
 import re
+import sys
 
 
 def instructions(path):
@@ -26,37 +34,161 @@ def instructions(path):
     return out
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("sass")
-    ap.add_argument("--holds", default="HMMA")
-    ap.add_argument("--tiles", type=int, help="loop iterations a call (warp tiles): print the issue floor")
-    ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
-    ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
-    args = ap.parse_args()
-    ins = instructions(args.sass)
+def opcode(text):
+    op = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0]
+    return 'MOV' if op.startswith('IMAD.MOV') else op.split('.')[0]
+
+
+def target(text):
+    m = re.search(r'(?:BRA|CALL\.REL\.NOINC)\s+(?:!?U?P\d,\s*)?(0x[0-9a-f]+)', text)
+    return int(m.group(1), 16) if m else None
+
+
+def find_loop(ins, holds):
+    """The longest backward branch's body (address, text) that holds an instruction matching holds."""
     best = None
     for at, text in ins:
         m = re.search(r'BRA (0x[0-9a-f]+)', text)
         if not m or int(m.group(1), 16) >= at:
             continue
         body = [x for x in ins if int(m.group(1), 16) <= x[0] <= at]
-        if any(args.holds in t for _, t in body) and (best is None or len(body) > len(best)):
+        if any(holds in t for _, t in body) and (best is None or len(body) > len(best)):
             best = body
+    return best
+
+
+def steady_path(body):
+    """(instructions, decisions) of the shortest path from the loop's head to its back edge that
+    runs every block holding an LDG. A predicated CALL.REL.NOINC (the loop's exit) falls through."""
+    lo, hi = body[0][0], body[-1][0]
+    addrs = [a for a, _ in body]
+    text = dict(body)
+    leaders = {lo}
+    for i, (a, t) in enumerate(body):
+        if opcode(t) in ('BRA', 'CALL', 'EXIT') and i + 1 < len(body):
+            leaders.add(addrs[i + 1])
+            tg = target(t)
+            if tg is not None and lo <= tg <= hi:
+                leaders.add(tg)
+    starts = sorted(leaders)
+    blocks = {s: [a for a in addrs if s <= a < (starts[k + 1] if k + 1 < len(starts) else hi + 1)]
+              for k, s in enumerate(starts)}
+
+    def successors(s):
+        last = blocks[s][-1]
+        t = text[last]
+        following = [x for x in starts if x > s]
+        fall = following[0] if following else None
+        if last == hi:
+            return [None]  # the back edge
+        if opcode(t) == 'CALL':
+            return [fall]
+        if opcode(t) == 'BRA':
+            conditional = t.startswith('@') or re.search(r'BRA\s+!?U?P\d,', t)
+            return [target(t), fall] if conditional else [target(t)]
+        return [fall]
+
+    best = None
+
+    def walk(s, n, loads, decisions):
+        nonlocal best
+        if s is None:
+            if loads == must and (best is None or n < best[0]):
+                best = (n, decisions)
+            return
+        n += len(blocks[s])
+        if any(opcode(text[a]) == 'LDG' for a in blocks[s]):
+            loads = loads | {s}
+        nxt = successors(s)
+        for k, x in enumerate(nxt):
+            d = decisions + (('0x%x' % blocks[s][-1], 'T' if k == 0 else 'N'),) if len(nxt) > 1 else decisions
+            walk(x, n, loads, d)
+
+    must = frozenset(s for s in starts if any(opcode(text[a]) == 'LDG' for a in blocks[s]))
+    walk(lo, 0, frozenset(), ())
+    return best
+
+
+# A loop in nvdisasm's form, counted by hand: 19 instructions from 0x100 to 0x220, in blocks
+# 0x100-0x110 (2), 0x120-0x130 (2, a load: the branch at 0x110 may skip it), 0x140-0x150 (2),
+# 0x160-0x190 (4, skipped when the branch at 0x150 is taken), 0x1a0 (1), 0x1b0-0x1c0 (2, skipped
+# when 0x1a0's is taken), 0x1d0-0x210 (5, with the predicated exit call) and the back edge 0x220.
+# The steady path runs 2 + 2 + 2 + 1 + 5 + 1 = 13.
+SELF_TEST = """
+        /*0100*/                   HMMA.16816.F32 R4, R8, R12, R4 ;
+        /*0110*/              @!P0 BRA 0x140 ;
+        /*0120*/                   LDG.E R20, desc[UR4][R2.64] ;
+        /*0130*/                   IADD3 R2, R2, 0x40, RZ ;
+        /*0140*/                   FMUL R5, R5, R6 ;
+        /*0150*/              @!P1 BRA 0x1a0 ;
+        /*0160*/                   SHFL.BFLY PT, R7, R5, 0x4, 0x1f ;
+        /*0170*/                   FMNMX R5, R5, R7, !PT ;
+        /*0180*/                   MUFU.EX2 R9, R9 ;
+        /*0190*/                   FMUL R10, R10, R9 ;
+        /*01a0*/               @P2 BRA P3, 0x1d0 ;
+        /*01b0*/                   ISETP.GE.AND P4, PT, R1, R2, PT ;
+        /*01c0*/                   FSEL R5, R5, -INF , !P4 ;
+        /*01d0*/                   MUFU.EX2 R11, R5 ;
+        /*01e0*/                   IMAD.MOV.U32 R12, RZ, RZ, R11 ;
+        /*01f0*/                   MOV R13, R11 ;
+        /*0200*/                   HMMA.16816.F32 R4, R12, R12, R4 ;
+        /*0210*/              @!P5 CALL.REL.NOINC 0x240 ;
+        /*0220*/                   BRA 0x100 ;
+        /*0230*/                   BRA 0x230 ;
+"""
+
+
+def self_test():
+    import tempfile
+    with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
+        f.write(SELF_TEST)
+    body = find_loop(instructions(f.name), "HMMA")
+    n, decisions = steady_path(body)
+    ops = collections.Counter(opcode(t) for _, t in body)
+    checks = [
+        ((body[0][0], body[-1][0]), (0x100, 0x220), "the loop's range"),
+        (len(body), 19, "static instructions"),
+        (ops["MOV"], 2, "register copies (IMAD.MOV and MOV)"),
+        (n, 13, "steady path"),
+        (decisions, (("0x110", "N"), ("0x150", "T"), ("0x1a0", "T")), "branch decisions"),
+    ]
+    bad = [(got, want, what) for got, want, what in checks if got != want]
+    for got, want, what in bad:
+        print("sass_loop.py self-test: %s: %r, expected %r" % (what, got, want))
+    print("sass_loop.py self-test: %s" % ("%d failure(s)" % len(bad) if bad else "all checks passed"))
+    return 1 if bad else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sass", nargs="?")
+    ap.add_argument("--self-test", action="store_true", help="check the path count on a hand-counted loop")
+    ap.add_argument("--holds", default="HMMA")
+    ap.add_argument("--tiles", type=int, help="loop iterations a call (warp tiles): print the issue floor")
+    ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
+    ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
+    args = ap.parse_args()
+    if args.self_test:
+        return self_test()
+    if not args.sass:
+        ap.error("no input (or --self-test)")
+    best = find_loop(instructions(args.sass), args.holds)
     if best is None:
         print("no backward branch around %s" % args.holds)
         return
-    ops = collections.Counter()
-    for _, text in best:
-        op = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0]
-        ops['MOV' if op.startswith('IMAD.MOV') else op.split('.')[0]] += 1
+    ops = collections.Counter(opcode(text) for _, text in best)
     print("loop 0x%x-0x%x: %d instructions" % (best[0][0], best[-1][0], len(best)))
     print(", ".join("%s %d" % kv for kv in ops.most_common()))
+    steady = steady_path(best)
+    if steady is None:
+        print("steady path: none found")
+        return
+    print("steady path: %d instructions (%s)" % (steady[0], " ".join("%s:%s" % d for d in steady[1])))
     if args.tiles:
-        us = args.tiles * len(best) / (args.sms * 4 * args.ghz * 1e3)
+        us = args.tiles * steady[0] / (args.sms * 4 * args.ghz * 1e3)
         print("issue floor: %.1f us (%d tiles x %d instructions / %d schedulers at %.2f GHz)"
-              % (us, args.tiles, len(best), args.sms * 4, args.ghz))
+              % (us, args.tiles, steady[0], args.sms * 4, args.ghz))
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())
