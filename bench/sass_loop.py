@@ -7,7 +7,8 @@ the tc kernel's tile loop). Prints its address range, its length, and its instru
 static: both sides of every branch inside the loop are included.
 
 It also prints the steady path: the instructions one iteration executes when it takes the
-shortest way through the loop's branches that still runs every block holding a global load (LDG).
+shortest way through the loop's branches that still runs every block holding a global load (LDG),
+and its instructions by opcode.
 For the tile loop that is a tile inside every row's range, no new running maximum and no softcap,
 whose next tile's words are fetched: what almost every tile of a long call executes. The branch
 decisions are listed (T: taken, N: not), so that a reader can check them against the code.
@@ -58,7 +59,7 @@ def find_loop(ins, holds):
 
 
 def steady_path(body):
-    """(instructions, decisions) of the shortest path from the loop's head to its back edge that
+    """(instructions, decisions, their texts) of the shortest path from the loop's head to its back edge that
     runs every block holding an LDG. A predicated CALL.REL.NOINC (the loop's exit) falls through."""
     lo, hi = body[0][0], body[-1][0]
     addrs = [a for a, _ in body]
@@ -90,19 +91,20 @@ def steady_path(body):
 
     best = None
 
-    def walk(s, n, loads, decisions):
+    def walk(s, n, loads, decisions, path=()):
         nonlocal best
         if s is None:
             if loads == must and (best is None or n < best[0]):
-                best = (n, decisions)
+                best = (n, decisions, [text[a] for b in path for a in blocks[b]])
             return
+        path += (s,)
         n += len(blocks[s])
         if any(opcode(text[a]) == 'LDG' for a in blocks[s]):
             loads = loads | {s}
         nxt = successors(s)
         for k, x in enumerate(nxt):
             d = decisions + (('0x%x' % blocks[s][-1], 'T' if k == 0 else 'N'),) if len(nxt) > 1 else decisions
-            walk(x, n, loads, d)
+            walk(x, n, loads, d, path)
 
     must = frozenset(s for s in starts if any(opcode(text[a]) == 'LDG' for a in blocks[s]))
     walk(lo, 0, frozenset(), ())
@@ -143,7 +145,7 @@ def self_test():
     with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
         f.write(SELF_TEST)
     body = find_loop(instructions(f.name), "HMMA")
-    n, decisions = steady_path(body)
+    n, decisions, texts = steady_path(body)
     ops = collections.Counter(opcode(t) for _, t in body)
     checks = [
         ((body[0][0], body[-1][0]), (0x100, 0x220), "the loop's range"),
@@ -151,6 +153,8 @@ def self_test():
         (ops["MOV"], 2, "register copies (IMAD.MOV and MOV)"),
         (n, 13, "steady path"),
         (decisions, (("0x110", "N"), ("0x150", "T"), ("0x1a0", "T")), "branch decisions"),
+        (dict(collections.Counter(opcode(t) for t in texts)),
+         {"BRA": 4, "HMMA": 2, "MOV": 2, "LDG": 1, "IADD3": 1, "FMUL": 1, "MUFU": 1, "CALL": 1}, "steady mix"),
     ]
     bad = [(got, want, what) for got, want, what in checks if got != want]
     for got, want, what in bad:
@@ -184,6 +188,7 @@ def main():
         print("steady path: none found")
         return
     print("steady path: %d instructions (%s)" % (steady[0], " ".join("%s:%s" % d for d in steady[1])))
+    print(", ".join("%s %d" % kv for kv in collections.Counter(opcode(t) for t in steady[2]).most_common()))
     if args.tiles:
         us = args.tiles * steady[0] / (args.sms * 4 * args.ghz * 1e3)
         print("issue floor: %.1f us (%d tiles x %d instructions / %d schedulers at %.2f GHz)"
