@@ -93,6 +93,18 @@ int main(int argc, char** argv) {
                                                    "a tail, and its stamps in us from the call's first start");
   timeline->add_option("--out", o.out_dir, "directory for timeline.csv and timeline.json");
 
+  auto* issue = app.add_subcommand("issue", "issue-rate probe: integer and fp32 updates a second by the loop's "
+                                            "code size and warps an SM/CU (results checked against the CPU)");
+  issue->add_option("--kinds", o.kinds, "int, fp32 or both")->capture_default_str();
+  issue->add_option("--body", o.body, "copies of 8 updates in the loop body (code size), a list")
+      ->capture_default_str();
+  issue->add_option("--warps", o.warps, "warps of 32 invocations an SM/CU, a list")->capture_default_str();
+  issue->add_option("--steps", o.steps, "body copies an invocation (iterations = steps / body; default 64 on a "
+                                        "CPU device, 16384 else)");
+  issue->add_option("--repeat", o.repeat, "timed dispatches per point (medians)")->check(CLI::Range(1, 10000));
+  issue->add_option("--device", o.device, "device index or name substring");
+  issue->add_flag("--json", o.json, "machine-readable output on stdout");
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -111,6 +123,7 @@ int main(int argc, char** argv) {
     if (*check) return run_check(o);
     if (*tune) return run_tune(o);
     if (*timeline) return run_timeline(o);
+    if (*issue) return run_issue(o);
   } catch (const tkv::Error& e) {
     std::fprintf(stderr, "turboprof: %s\n", one_line(e.what()).c_str());
     return 2;

@@ -3,11 +3,14 @@
 #include <spdlog/spdlog.h>
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
+#include <cmath>
 #include <functional>
 #include <random>
 
 #include "kvcache/error.hpp"
+#include "kvcache/vk/buffer.hpp"
 #include "kvcache/vk/command.hpp"
 #include "kvcache/vk/context.hpp"
 #include "kvcache/vk/timer.hpp"
@@ -136,6 +139,63 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
     }
     r.barrier();
   });
+}
+
+uint32_t issue_probe_expected(const IssueProbe& probe, uint32_t id) {
+  uint32_t a[8], x = 0;
+  float f[8], s = 0;
+  for (uint32_t k = 0; k < 8; ++k) {
+    a[k] = id * 8u + k + 1u;
+    f[k] = float(k + 1) + float(id & 1023u) / 1024.0f;
+  }
+  for (uint32_t it = 0; it < probe.iters; ++it)
+    for (uint32_t b = 0; b < probe.body; ++b)
+      for (uint32_t k = 0; k < 8; ++k) {
+        if (probe.kind == 0) a[k] = ((a[k] << 5) ^ (a[k] >> 3)) + (0x9e3779b9u * (b + 1u) + k);
+        else f[k] = std::fma(f[k], 0.9990234375f, float(b % 7u + 1u) * 0.0009765625f);
+      }
+  for (uint32_t k = 0; k < 8; ++k) {
+    x ^= a[k];
+    s += f[k];
+  }
+  return probe.kind == 0 ? x : std::bit_cast<uint32_t>(s);
+}
+
+IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
+  if (probe.kind > 1) throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(probe.kind) +
+                                                                   " (0: integer, 1: fp32)");
+  if (probe.body == 0 || probe.body > 1024 || probe.iters == 0 || probe.warps_per_unit == 0 ||
+      probe.warps_per_unit > 64)
+    throw Error(ErrorCode::invalid_argument, "issue probe: body 1-1024, iterations >= 1 and 1-64 warps a unit, got " +
+                                                 std::to_string(probe.body) + ", " + std::to_string(probe.iters) +
+                                                 ", " + std::to_string(probe.warps_per_unit));
+  const uint32_t local = 128;
+  const uint32_t units = ctx.caps().compute_units ? ctx.caps().compute_units : 1;
+  const uint32_t groups = std::max<uint32_t>(1, units * probe.warps_per_unit * 32 / local);
+  IssueResult r;
+  r.invocations = uint64_t(groups) * local;
+  r.updates = r.invocations * probe.iters * probe.body * 8;
+  vk::Buffer dst(ctx, r.invocations * 4, vk::MemoryKind::readback);
+  const auto& p = ctx.pipelines().get({"issue_probe", {local, probe.kind, probe.body}, 1, 4});
+  r.timing = time_repeated(ctx, repeats, [&](vk::Recorder& rec, uint32_t) {
+    rec.bind(p, {dst}, probe.iters);
+    rec.dispatch(groups);
+    rec.barrier();
+  });
+  std::vector<uint32_t> out(r.invocations);
+  vk::download(ctx, dst, 0, std::as_writable_bytes(std::span(out)));
+  // Every invocation for a small grid; else a spread of them (the CPU recurrence is slow).
+  const uint64_t step = std::max<uint64_t>(1, r.invocations / 4096);
+  for (uint64_t id = 0; id < r.invocations; id += step) {
+    const uint32_t want = issue_probe_expected(probe, uint32_t(id)), got = out[id];
+    const bool ok = probe.kind == 0 ? got == want
+                                    : std::abs(std::bit_cast<float>(got) - std::bit_cast<float>(want)) <=
+                                          1e-3f * std::abs(std::bit_cast<float>(want));
+    if (!ok)
+      throw Error(ErrorCode::vulkan, "issue probe: wrong result: invocation " + std::to_string(id) + " computed " +
+                                                 std::to_string(got) + ", the CPU " + std::to_string(want));
+  }
+  return r;
 }
 
 ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats) {

@@ -30,6 +30,23 @@ struct ReadBandwidth {
 };
 ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
 
+// The issue-rate probe (shaders/issue_probe.comp): `warps_per_unit` warps of 32 invocations an
+// SM/CU (compute_units x warps_per_unit x 32 invocations), each running `iters` iterations of a
+// loop of `body` copies of 8 independent updates, kind 0 integer (shift, shift, xor, add) or 1
+// fp32 (fma). Every invocation's result is checked against the CPU's (kind 1 within 1e-3: the
+// driver need not fuse the fma) before the time is returned; a mismatch throws.
+struct IssueProbe {
+  uint32_t kind = 0, body = 1, iters = 1, warps_per_unit = 16;
+};
+struct IssueResult {
+  Timing timing;
+  uint64_t invocations = 0;
+  uint64_t updates = 0;  // invocations x iters x body x 8
+};
+IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats);
+// What invocation `id` of the probe writes, computed on the CPU.
+uint32_t issue_probe_expected(const IssueProbe& probe, uint32_t id);
+
 // Calls timed while their workgroups stamp their phases (Decoder::set_timeline): the GPU
 // timestamps' times and each call's records.
 struct TracedCalls {

@@ -436,6 +436,32 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
   fs::remove_all(dir);
 }
 
+// The issue probe: one row per kind and body, each with the work it names; its results are
+// checked against the CPU's inside turboprof (a wrong word fails the run). Bad lists name
+// themselves.
+TEST(Turboprof, IssueProbeRunsEveryPointAndChecksItsResults) {
+  const auto dir = scratch("issue");
+  const auto r = turboprof("issue --body 1,4 --warps 1,2 --steps 8 --repeat 1 --json", dir);
+  ASSERT_EQ(r.rc, 0) << r.err;
+  const json doc = json::parse(r.out);
+  ASSERT_EQ(doc["rows"].size(), 8u);  // 2 kinds x 2 bodies x 2 warp counts
+  for (const auto& row : doc["rows"]) {
+    const uint64_t body = row["body"], iters = row["iterations"], inv = row["invocations"];
+    EXPECT_EQ(iters, 8 / body);
+    EXPECT_EQ(row["updates"].get<uint64_t>(), inv * iters * body * 8) << row;
+    EXPECT_GT(row["us"].get<double>(), 0.0) << row;
+  }
+  for (const char* bad : {"issue --kinds int,fp64", "issue --body 0", "issue --warps 65", "issue --body 1,,2"}) {
+    const auto b = turboprof(bad, dir);
+    EXPECT_EQ(b.rc, 2) << bad;
+    EXPECT_TRUE(b.out.empty()) << bad;
+    EXPECT_EQ(b.err.find('\n'), b.err.size() - 1) << bad << ": not one line: " << b.err;
+  }
+  const auto named = turboprof("issue --kinds int,fp64", dir);
+  EXPECT_NE(named.err.find("fp64"), std::string::npos) << named.err;
+  fs::remove_all(dir);
+}
+
 TEST(Turboprof, BadInputFailsWithOneLineAndNoFiles) {
   struct Case {
     std::string args, names;
