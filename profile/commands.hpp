@@ -29,7 +29,8 @@ struct CommonOptions {
   bool dry_run = false;    // tune: measure and print, write no policy file
   bool fused = false;      // timeline: trace append-decode calls (a new token per sequence, then attention)
   bool workgroups = false; // timeline: every traced call's workgroups in the JSON (ids, flags, stamps)
-  std::string kinds = "int,fp32";  // issue: the probe's kinds
+  std::string kinds = "int,fp32";  // issue: the probe's kinds (int, fp32, mma, mix)
+  uint32_t mmas = 2;                // issue: MMAs a body copy of the mix kind
   std::string body = "1,16,64,256"; // issue: body copies of the probe's loop (its code size)
   std::string warps = "16";         // issue: warps of 32 an SM/CU
   uint32_t steps = 0;               // issue: body copies an invocation; 0: 64 on a CPU, 16384 else
@@ -54,7 +55,7 @@ int run_check(const CommonOptions& o);
 int run_tune(const CommonOptions& o);
 // Where a call's time goes: the phase stamps of its workgroups (profile/timeline.hpp).
 int run_timeline(const CommonOptions& o);
-// The issue-rate probe: integer and fp32 update rates by loop code size and warps a unit.
+// The issue-rate probe: integer, fp32 and MMA rates by loop code size and warps a unit.
 int run_issue(const CommonOptions& o);
 
 }  // namespace tkv::prof

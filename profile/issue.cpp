@@ -1,6 +1,6 @@
-// turboprof issue: the issue-rate probe (profile/measure.hpp, shaders/issue_probe.comp) over
-// kinds, loop bodies and warps an SM/CU: how fast a device issues integer and fp32 work, and
-// whether the loop's code size changes it.
+// turboprof issue: the issue-rate probe (profile/measure.hpp, shaders/issue_probe*.comp) over
+// kinds, loop bodies and warps an SM/CU: how fast a device issues integer, fp32 and MMA work,
+// alone or mixed, and whether the loop's code size changes it.
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,13 +17,16 @@
 namespace tkv::prof {
 
 int run_issue(const CommonOptions& o) {
-  std::vector<uint32_t> kinds;
+  const char* names[] = {"int", "fp32", "mma", "mix"};
+  std::vector<IssueKind> kinds;
   std::stringstream list(o.kinds);
   for (std::string k; std::getline(list, k, ',');) {
-    if (k == "int") kinds.push_back(0);
-    else if (k == "fp32") kinds.push_back(1);
-    else fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32)");
+    uint32_t i = 0;
+    while (i < 4 && k != names[i]) ++i;
+    if (i == 4) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32, mma, mix)");
+    kinds.push_back(IssueKind(i));
   }
+  if (o.mmas == 0 || o.mmas > 8) fail(ErrorCode::invalid_argument, "--mmas: " + std::to_string(o.mmas) + " is not in 1-8");
   if (kinds.empty()) fail(ErrorCode::invalid_argument, "--kinds lists nothing");
   const auto bodies = parse_uint_list(o.body, "--body");
   const auto warps = parse_uint_list(o.warps, "--warps");
@@ -35,22 +38,24 @@ int run_issue(const CommonOptions& o) {
   const auto& caps = ctx->caps();
   // Updates per invocation: the same for every body (iterations = steps / body, at least one).
   const uint32_t steps = o.steps ? o.steps : caps.device_class == DeviceClass::cpu ? 64 : 16384;
-  Table table({"kind", "body", "iterations", "warps/unit", "invocations", "us", "min", "G updates/s"});
+  Table table({"kind", "body", "iterations", "warps/unit", "invocations", "us", "min", "G updates/s", "G MMAs/s"});
   nlohmann::json rows = nlohmann::json::array();
-  for (uint32_t kind : kinds)
+  for (IssueKind kind : kinds)
     for (uint32_t body : bodies)
       for (uint32_t w : warps) {
-        IssueProbe probe{kind, body, std::max<uint32_t>(1, steps / body), w};
-        progress("issue: " + std::string(kind ? "fp32" : "int") + " body " + std::to_string(body) + ", " +
-                 std::to_string(w) + " warps a unit");
+        const std::string name = names[uint32_t(kind)];
+        IssueProbe probe{kind, body, std::max<uint32_t>(1, steps / body), w, o.mmas};
+        progress("issue: " + name + " body " + std::to_string(body) + ", " + std::to_string(w) + " warps a unit");
         const auto r = measure_issue(*ctx, probe, o.repeat);
         const double rate = double(r.updates) / (r.timing.median_us * 1e3);
-        table.add({kind ? "fp32" : "int", std::to_string(body), std::to_string(probe.iters), std::to_string(w),
+        const double mma_rate = double(r.mmas) / (r.timing.median_us * 1e3);
+        table.add({name, std::to_string(body), std::to_string(probe.iters), std::to_string(w),
                    std::to_string(r.invocations), fixed(r.timing.median_us, 1), fixed(r.timing.min_us, 1),
-                   fixed(rate, 1)});
-        rows.push_back({{"kind", kind ? "fp32" : "int"}, {"body", body}, {"iterations", probe.iters},
-                        {"warps_per_unit", w}, {"invocations", r.invocations}, {"updates", r.updates},
-                        {"us", r.timing.median_us}, {"min_us", r.timing.min_us}, {"g_updates_per_s", rate}});
+                   fixed(rate, 1), fixed(mma_rate, 1)});
+        rows.push_back({{"kind", name}, {"body", body}, {"iterations", probe.iters}, {"warps_per_unit", w},
+                        {"invocations", r.invocations}, {"updates", r.updates}, {"mmas", r.mmas},
+                        {"us", r.timing.median_us}, {"min_us", r.timing.min_us}, {"g_updates_per_s", rate},
+                        {"g_mmas_per_s", mma_rate}});
       }
   progress_done();
   if (o.json) {
@@ -58,9 +63,9 @@ int run_issue(const CommonOptions& o) {
     return 0;
   }
   std::cout << "device: " << caps.name << ", " << (caps.compute_units ? std::to_string(caps.compute_units) : "?")
-            << " compute units\nissue probe: 8 independent updates a body copy (int: shift, shift, xor, add; "
-               "fp32: fma), "
-            << steps << " body copies an invocation; results checked against the CPU\n\n";
+            << " compute units\nissue probe: a body copy is 8 independent updates (int: shift, shift, xor, add; "
+               "fp32: fma), 8 independent 16x8x16 MMAs a subgroup (mma), or 8 int updates and "
+            << o.mmas << " MMAs (mix); " << steps << " body copies an invocation; results checked against the CPU\n\n";
   table.print(std::cout);
   return 0;
 }

@@ -93,9 +93,12 @@ int main(int argc, char** argv) {
                                                    "a tail, and its stamps in us from the call's first start");
   timeline->add_option("--out", o.out_dir, "directory for timeline.csv and timeline.json");
 
-  auto* issue = app.add_subcommand("issue", "issue-rate probe: integer and fp32 updates a second by the loop's "
+  auto* issue = app.add_subcommand("issue", "issue-rate probe: integer, fp32 and MMA work a second by the loop's "
                                             "code size and warps an SM/CU (results checked against the CPU)");
-  issue->add_option("--kinds", o.kinds, "int, fp32 or both")->capture_default_str();
+  issue->add_option("--kinds", o.kinds, "a list of int, fp32, mma (8 MMAs a copy), mix (8 int updates and --mmas "
+                                        "MMAs a copy); mma and mix need VK_NV_cooperative_matrix")
+      ->capture_default_str();
+  issue->add_option("--mmas", o.mmas, "MMAs a body copy of the mix kind (1-8)")->capture_default_str();
   issue->add_option("--body", o.body, "copies of 8 updates in the loop body (code size), a list")
       ->capture_default_str();
   issue->add_option("--warps", o.warps, "warps of 32 invocations an SM/CU, a list")->capture_default_str();

@@ -141,7 +141,8 @@ Timing measure_read(vk::Context& ctx, uint64_t bytes, uint32_t repeats) {
   });
 }
 
-uint32_t issue_probe_expected(const IssueProbe& probe, uint32_t id) {
+std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id) {
+  const bool ints = probe.kind == IssueKind::int32 || probe.kind == IssueKind::mix;
   uint32_t a[8], x = 0;
   float f[8], s = 0;
   for (uint32_t k = 0; k < 8; ++k) {
@@ -151,49 +152,72 @@ uint32_t issue_probe_expected(const IssueProbe& probe, uint32_t id) {
   for (uint32_t it = 0; it < probe.iters; ++it)
     for (uint32_t b = 0; b < probe.body; ++b)
       for (uint32_t k = 0; k < 8; ++k) {
-        if (probe.kind == 0) a[k] = ((a[k] << 5) ^ (a[k] >> 3)) + (0x9e3779b9u * (b + 1u) + k);
-        else f[k] = std::fma(f[k], 0.9990234375f, float(b % 7u + 1u) * 0.0009765625f);
+        if (ints) a[k] = ((a[k] << 5) ^ (a[k] >> 3)) + (0x9e3779b9u * (b + 1u) + k);
+        if (probe.kind == IssueKind::fp32) f[k] = std::fma(f[k], 0.9990234375f, float(b % 7u + 1u) * 0.0009765625f);
       }
   for (uint32_t k = 0; k < 8; ++k) {
     x ^= a[k];
     s += f[k];
   }
-  return probe.kind == 0 ? x : std::bit_cast<uint32_t>(s);
+  if (probe.kind == IssueKind::int32) return {x};
+  if (probe.kind == IssueKind::fp32) return {std::bit_cast<uint32_t>(s)};
+  // Accumulator k starts at k; each of its MMAs adds 1/16 (exact in float at these sizes).
+  const uint32_t mmas = probe.kind == IssueKind::mma ? 8 : probe.mmas;
+  float sum = 0;
+  for (uint32_t k = 0; k < 8; ++k) sum += float(k) + (k < mmas ? float(uint64_t(probe.iters) * probe.body) / 16.0f : 0.0f);
+  return {x, std::bit_cast<uint32_t>(sum)};
 }
 
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
-  if (probe.kind > 1) throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(probe.kind) +
-                                                                   " (0: integer, 1: fp32)");
+  const bool mma = probe.kind == IssueKind::mma || probe.kind == IssueKind::mix;
+  if (uint32_t(probe.kind) > 3)
+    throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(uint32_t(probe.kind)) +
+                                                 " (0: int, 1: fp32, 2: mma, 3: mix)");
   if (probe.body == 0 || probe.body > 1024 || probe.iters == 0 || probe.warps_per_unit == 0 ||
-      probe.warps_per_unit > 64)
-    throw Error(ErrorCode::invalid_argument, "issue probe: body 1-1024, iterations >= 1 and 1-64 warps a unit, got " +
-                                                 std::to_string(probe.body) + ", " + std::to_string(probe.iters) +
-                                                 ", " + std::to_string(probe.warps_per_unit));
+      probe.warps_per_unit > 64 || probe.mmas == 0 || probe.mmas > 8)
+    throw Error(ErrorCode::invalid_argument,
+                "issue probe: body 1-1024, iterations >= 1, 1-64 warps a unit and 1-8 MMAs a copy, got " +
+                    std::to_string(probe.body) + ", " + std::to_string(probe.iters) + ", " +
+                    std::to_string(probe.warps_per_unit) + ", " + std::to_string(probe.mmas));
+  if (mma && !(ctx.caps().cooperative_matrix_nv && ctx.caps().subgroup_size == 32))
+    throw Error(ErrorCode::invalid_argument, "issue probe: mma and mix need VK_NV_cooperative_matrix with "
+                                             "subgroups of 32, which " + ctx.caps().name + " does not have");
   const uint32_t local = 128;
   const uint32_t units = ctx.caps().compute_units ? ctx.caps().compute_units : 1;
   const uint32_t groups = std::max<uint32_t>(1, units * probe.warps_per_unit * 32 / local);
+  const uint32_t words = mma ? 2 : 1;
+  const uint32_t mmas = probe.kind == IssueKind::mma ? 8 : probe.mmas;
   IssueResult r;
   r.invocations = uint64_t(groups) * local;
-  r.updates = r.invocations * probe.iters * probe.body * 8;
-  vk::Buffer dst(ctx, r.invocations * 4, vk::MemoryKind::readback);
-  const auto& p = ctx.pipelines().get({"issue_probe", {local, probe.kind, probe.body}, 1, 4});
+  const uint64_t copies = uint64_t(probe.iters) * probe.body;
+  r.updates = probe.kind == IssueKind::mma ? 0 : r.invocations * copies * 8;
+  r.mmas = mma ? r.invocations / 32 * copies * mmas : 0;
+  vk::Buffer dst(ctx, r.invocations * 4 * words, vk::MemoryKind::readback);
+  const auto& p = mma ? ctx.pipelines().get({"issue_probe_mma",
+                                             {local, probe.kind == IssueKind::mix ? 8u : 0u, probe.body, mmas}, 1, 4})
+                      : ctx.pipelines().get({"issue_probe", {local, uint32_t(probe.kind), probe.body}, 1, 4});
   r.timing = time_repeated(ctx, repeats, [&](vk::Recorder& rec, uint32_t) {
     rec.bind(p, {dst}, probe.iters);
     rec.dispatch(groups);
     rec.barrier();
   });
-  std::vector<uint32_t> out(r.invocations);
+  std::vector<uint32_t> out(r.invocations * words);
   vk::download(ctx, dst, 0, std::as_writable_bytes(std::span(out)));
   // Every invocation for a small grid; else a spread of them (the CPU recurrence is slow).
   const uint64_t step = std::max<uint64_t>(1, r.invocations / 4096);
   for (uint64_t id = 0; id < r.invocations; id += step) {
-    const uint32_t want = issue_probe_expected(probe, uint32_t(id)), got = out[id];
-    const bool ok = probe.kind == 0 ? got == want
-                                    : std::abs(std::bit_cast<float>(got) - std::bit_cast<float>(want)) <=
-                                          1e-3f * std::abs(std::bit_cast<float>(want));
-    if (!ok)
-      throw Error(ErrorCode::vulkan, "issue probe: wrong result: invocation " + std::to_string(id) + " computed " +
-                                                 std::to_string(got) + ", the CPU " + std::to_string(want));
+    const auto want = issue_probe_expected(probe, uint32_t(id));
+    for (uint32_t w = 0; w < words; ++w) {
+      const uint32_t got = out[id * words + w];
+      const bool ok = probe.kind == IssueKind::fp32
+                          ? std::abs(std::bit_cast<float>(got) - std::bit_cast<float>(want[w])) <=
+                                1e-3f * std::abs(std::bit_cast<float>(want[w]))
+                          : got == want[w];
+      if (!ok)
+        throw Error(ErrorCode::vulkan, "issue probe: wrong result: invocation " + std::to_string(id) + " word " +
+                                           std::to_string(w) + " is " + std::to_string(got) + ", the CPU's " +
+                                           std::to_string(want[w]));
+    }
   }
   return r;
 }

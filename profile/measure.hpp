@@ -30,22 +30,29 @@ struct ReadBandwidth {
 };
 ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
 
-// The issue-rate probe (shaders/issue_probe.comp): `warps_per_unit` warps of 32 invocations an
-// SM/CU (compute_units x warps_per_unit x 32 invocations), each running `iters` iterations of a
-// loop of `body` copies of 8 independent updates, kind 0 integer (shift, shift, xor, add) or 1
-// fp32 (fma). Every invocation's result is checked against the CPU's (kind 1 within 1e-3: the
-// driver need not fuse the fma) before the time is returned; a mismatch throws.
+// The issue-rate probe (shaders/issue_probe.comp, issue_probe_mma.comp): `warps_per_unit` warps
+// of 32 invocations an SM/CU (compute_units x warps_per_unit x 32 invocations), each running
+// `iters` iterations of a loop of `body` copies of: kind 0 (int), 8 independent integer updates
+// (shift, shift, xor, add); 1 (fp32), 8 independent fmas; 2 (mma), 8 independent 16x8x16 f16
+// MMAs a subgroup; 3 (mix), 8 integer updates and `mmas` MMAs. Kinds 2 and 3 need
+// VK_NV_cooperative_matrix. Every invocation's result is checked against the CPU's (kind 1
+// within 1e-3: the driver need not fuse the fma) before the time is returned; a mismatch throws.
+enum class IssueKind : uint32_t { int32 = 0, fp32 = 1, mma = 2, mix = 3 };
 struct IssueProbe {
-  uint32_t kind = 0, body = 1, iters = 1, warps_per_unit = 16;
+  IssueKind kind = IssueKind::int32;
+  uint32_t body = 1, iters = 1, warps_per_unit = 16;
+  uint32_t mmas = 2;  // mix: MMAs a body copy (1-8)
 };
 struct IssueResult {
   Timing timing;
   uint64_t invocations = 0;
-  uint64_t updates = 0;  // invocations x iters x body x 8
+  uint64_t updates = 0;  // integer or fp32 updates: invocations x iters x body x 8 (mma: 0)
+  uint64_t mmas = 0;     // subgroup MMAs: invocations / 32 x iters x body x MMAs a copy
 };
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats);
-// What invocation `id` of the probe writes, computed on the CPU.
-uint32_t issue_probe_expected(const IssueProbe& probe, uint32_t id);
+// What invocation `id` of the probe writes (kinds 0-1: one word; 2-3: the integer word, then
+// the sum of its accumulators' first elements as float bits), computed on the CPU.
+std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id);
 
 // Calls timed while their workgroups stamp their phases (Decoder::set_timeline): the GPU
 // timestamps' times and each call's records.

@@ -436,9 +436,9 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
   fs::remove_all(dir);
 }
 
-// The issue probe: one row per kind and body, each with the work it names; its results are
-// checked against the CPU's inside turboprof (a wrong word fails the run). Bad lists name
-// themselves.
+// The issue probe: one row per kind, body and warp count, each with the work it names; its
+// results are checked against the CPU's inside turboprof (a wrong word fails the run). Bad lists
+// name themselves.
 TEST(Turboprof, IssueProbeRunsEveryPointAndChecksItsResults) {
   const auto dir = scratch("issue");
   const auto r = turboprof("issue --body 1,4 --warps 1,2 --steps 8 --repeat 1 --json", dir);
@@ -451,7 +451,22 @@ TEST(Turboprof, IssueProbeRunsEveryPointAndChecksItsResults) {
     EXPECT_EQ(row["updates"].get<uint64_t>(), inv * iters * body * 8) << row;
     EXPECT_GT(row["us"].get<double>(), 0.0) << row;
   }
-  for (const char* bad : {"issue --kinds int,fp64", "issue --body 0", "issue --warps 65", "issue --body 1,,2"}) {
+  // The tensor-core kinds run where the device has NV cooperative matrices (their results
+  // checked the same way); elsewhere they fail with one line that says what is missing.
+  const auto m = turboprof("issue --kinds mma,mix --mmas 3 --body 2 --warps 1 --steps 8 --repeat 1 --json", dir);
+  if (m.rc == 0) {
+    const json mdoc = json::parse(m.out);
+    ASSERT_EQ(mdoc["rows"].size(), 2u);
+    for (const auto& row : mdoc["rows"]) {
+      const uint64_t inv = row["invocations"], per_copy = row["kind"] == "mma" ? 8 : 3;
+      EXPECT_EQ(row["mmas"].get<uint64_t>(), inv / 32 * 4 * 2 * per_copy) << row;
+    }
+  } else {
+    EXPECT_EQ(m.rc, 2);
+    EXPECT_NE(m.err.find("cooperative_matrix"), std::string::npos) << m.err;
+  }
+  for (const char* bad : {"issue --kinds int,fp64", "issue --body 0", "issue --warps 65", "issue --body 1,,2",
+                          "issue --kinds mix --mmas 9"}) {
     const auto b = turboprof(bad, dir);
     EXPECT_EQ(b.rc, 2) << bad;
     EXPECT_TRUE(b.out.empty()) << bad;
