@@ -17,8 +17,9 @@ decisions are listed (T: taken, N: not), so that a reader can check them against
   python3 bench/sass_loop.py --self-test      (a hand-counted synthetic loop; CI runs it)
 
 With --tiles (iterations of the loop in one call, e.g. warp tiles: tokens x KV heads / 16), also
-the call's issue floor from the steady path: tiles x instructions / (SMs x 4 schedulers x clock),
-the time the loop needs at one warp instruction a cycle per scheduler (docs/targets.md).
+the call's issue floor from the steady path: tiles x cycles / (SMs x 4 schedulers x clock), with
+one cycle an instruction and --mma-cycles (7 on an H200) an HMMA, which holds its scheduler that
+long (`turboprof issue --kinds mma,mix`, session 37 run 7; docs/targets.md).
 """
 import argparse
 import collections
@@ -171,6 +172,7 @@ def main():
     ap.add_argument("--tiles", type=int, help="loop iterations a call (warp tiles): print the issue floor")
     ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
     ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
+    ap.add_argument("--mma-cycles", type=float, default=7.0, help="scheduler cycles an HMMA takes (H200: 7)")
     args = ap.parse_args()
     if args.self_test:
         return self_test()
@@ -190,9 +192,12 @@ def main():
     print("steady path: %d instructions (%s)" % (steady[0], " ".join("%s:%s" % d for d in steady[1])))
     print(", ".join("%s %d" % kv for kv in collections.Counter(opcode(t) for t in steady[2]).most_common()))
     if args.tiles:
-        us = args.tiles * steady[0] / (args.sms * 4 * args.ghz * 1e3)
-        print("issue floor: %.1f us (%d tiles x %d instructions / %d schedulers at %.2f GHz)"
-              % (us, args.tiles, steady[0], args.sms * 4, args.ghz))
+        mmas = sum(1 for t in steady[2] if opcode(t) == "HMMA")
+        cycles = steady[0] - mmas + args.mma_cycles * mmas
+        us = args.tiles * cycles / (args.sms * 4 * args.ghz * 1e3)
+        print("issue floor: %.1f us (%d tiles x %.0f cycles: %d instructions, %d of them MMAs at %g cycles; "
+              "%d schedulers at %.2f GHz)" % (us, args.tiles, cycles, steady[0], mmas, args.mma_cycles,
+                                              args.sms * 4, args.ghz))
 
 
 if __name__ == "__main__":
