@@ -26,7 +26,8 @@ int run_issue(const CommonOptions& o) {
     if (i == 4) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32, mma, mix)");
     kinds.push_back(IssueKind(i));
   }
-  if (o.mmas == 0 || o.mmas > 8) fail(ErrorCode::invalid_argument, "--mmas: " + std::to_string(o.mmas) + " is not in 1-8");
+  if (o.mmas == 0 || o.mmas > 8)
+    fail(ErrorCode::invalid_argument, "--mmas: " + std::to_string(o.mmas) + " is not in 1-8");
   if (kinds.empty()) fail(ErrorCode::invalid_argument, "--kinds lists nothing");
   const auto bodies = parse_uint_list(o.body, "--body");
   const auto warps = parse_uint_list(o.warps, "--warps");
@@ -34,8 +35,17 @@ int run_issue(const CommonOptions& o) {
     if (b == 0 || b > 1024) fail(ErrorCode::invalid_argument, "--body: " + std::to_string(b) + " is not in 1-1024");
   for (uint32_t w : warps)
     if (w == 0 || w > 64) fail(ErrorCode::invalid_argument, "--warps: " + std::to_string(w) + " is not in 1-64");
+  // (About 70 ms a dispatch on an H200 at the bound; no dispatch may run for minutes.)
+  if (o.steps > (1u << 20))
+    fail(ErrorCode::invalid_argument, "--steps: " + std::to_string(o.steps) + " is more than 1048576");
   auto ctx = open_device(o);
   const auto& caps = ctx->caps();
+  // Every kind asked for must run here before anything is measured.
+  for (IssueKind kind : kinds)
+    if ((kind == IssueKind::mma || kind == IssueKind::mix) && !(caps.cooperative_matrix_nv && caps.subgroup_size == 32))
+      fail(ErrorCode::invalid_argument, "--kinds: " + std::string(names[uint32_t(kind)]) +
+                                            " needs VK_NV_cooperative_matrix with subgroups of 32, which " + caps.name +
+                                            " does not have");
   // Updates per invocation: the same for every body (iterations = steps / body, at least one).
   const uint32_t steps = o.steps ? o.steps : caps.device_class == DeviceClass::cpu ? 64 : 16384;
   Table table({"kind", "body", "iterations", "warps/unit", "invocations", "us", "min", "G updates/s", "G MMAs/s"});
@@ -52,9 +62,16 @@ int run_issue(const CommonOptions& o) {
         table.add({name, std::to_string(body), std::to_string(probe.iters), std::to_string(w),
                    std::to_string(r.invocations), fixed(r.timing.median_us, 1), fixed(r.timing.min_us, 1),
                    fixed(rate, 1), fixed(mma_rate, 1)});
-        rows.push_back({{"kind", name}, {"body", body}, {"iterations", probe.iters}, {"warps_per_unit", w},
-                        {"invocations", r.invocations}, {"updates", r.updates}, {"mmas", r.mmas},
-                        {"us", r.timing.median_us}, {"min_us", r.timing.min_us}, {"g_updates_per_s", rate},
+        rows.push_back({{"kind", name},
+                        {"body", body},
+                        {"iterations", probe.iters},
+                        {"warps_per_unit", w},
+                        {"invocations", r.invocations},
+                        {"updates", r.updates},
+                        {"mmas", r.mmas},
+                        {"us", r.timing.median_us},
+                        {"min_us", r.timing.min_us},
+                        {"g_updates_per_s", rate},
                         {"g_mmas_per_s", mma_rate}});
       }
   progress_done();

@@ -164,15 +164,16 @@ std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id)
   // Accumulator k starts at k; each of its MMAs adds 1/16 (exact in float at these sizes).
   const uint32_t mmas = probe.kind == IssueKind::mma ? 8 : probe.mmas;
   float sum = 0;
-  for (uint32_t k = 0; k < 8; ++k) sum += float(k) + (k < mmas ? float(uint64_t(probe.iters) * probe.body) / 16.0f : 0.0f);
+  for (uint32_t k = 0; k < 8; ++k)
+    sum += float(k) + (k < mmas ? float(uint64_t(probe.iters) * probe.body) / 16.0f : 0.0f);
   return {x, std::bit_cast<uint32_t>(sum)};
 }
 
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
   const bool mma = probe.kind == IssueKind::mma || probe.kind == IssueKind::mix;
   if (uint32_t(probe.kind) > 3)
-    throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(uint32_t(probe.kind)) +
-                                                 " (0: int, 1: fp32, 2: mma, 3: mix)");
+    throw Error(ErrorCode::invalid_argument,
+                "issue probe: kind " + std::to_string(uint32_t(probe.kind)) + " (0: int, 1: fp32, 2: mma, 3: mix)");
   if (probe.body == 0 || probe.body > 1024 || probe.iters == 0 || probe.warps_per_unit == 0 ||
       probe.warps_per_unit > 64 || probe.mmas == 0 || probe.mmas > 8)
     throw Error(ErrorCode::invalid_argument,
@@ -180,8 +181,10 @@ IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t re
                     std::to_string(probe.body) + ", " + std::to_string(probe.iters) + ", " +
                     std::to_string(probe.warps_per_unit) + ", " + std::to_string(probe.mmas));
   if (mma && !(ctx.caps().cooperative_matrix_nv && ctx.caps().subgroup_size == 32))
-    throw Error(ErrorCode::invalid_argument, "issue probe: mma and mix need VK_NV_cooperative_matrix with "
-                                             "subgroups of 32, which " + ctx.caps().name + " does not have");
+    throw Error(ErrorCode::invalid_argument,
+                "issue probe: mma and mix need VK_NV_cooperative_matrix with "
+                "subgroups of 32, which " +
+                    ctx.caps().name + " does not have");
   const uint32_t local = 128;
   const uint32_t units = ctx.caps().compute_units ? ctx.caps().compute_units : 1;
   const uint32_t groups = std::max<uint32_t>(1, units * probe.warps_per_unit * 32 / local);
@@ -193,9 +196,10 @@ IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t re
   r.updates = probe.kind == IssueKind::mma ? 0 : r.invocations * copies * 8;
   r.mmas = mma ? r.invocations / 32 * copies * mmas : 0;
   vk::Buffer dst(ctx, r.invocations * 4 * words, vk::MemoryKind::readback);
-  const auto& p = mma ? ctx.pipelines().get({"issue_probe_mma",
-                                             {local, probe.kind == IssueKind::mix ? 8u : 0u, probe.body, mmas}, 1, 4})
-                      : ctx.pipelines().get({"issue_probe", {local, uint32_t(probe.kind), probe.body}, 1, 4});
+  const auto& p =
+      mma ? ctx.pipelines().get(
+                {"issue_probe_mma", {local, probe.kind == IssueKind::mix ? 8u : 0u, probe.body, mmas}, 1, 4})
+          : ctx.pipelines().get({"issue_probe", {local, uint32_t(probe.kind), probe.body}, 1, 4});
   r.timing = time_repeated(ctx, repeats, [&](vk::Recorder& rec, uint32_t) {
     rec.bind(p, {dst}, probe.iters);
     rec.dispatch(groups);

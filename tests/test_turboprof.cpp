@@ -466,7 +466,7 @@ TEST(Turboprof, IssueProbeRunsEveryPointAndChecksItsResults) {
     EXPECT_NE(m.err.find("cooperative_matrix"), std::string::npos) << m.err;
   }
   for (const char* bad : {"issue --kinds int,fp64", "issue --body 0", "issue --warps 65", "issue --body 1,,2",
-                          "issue --kinds mix --mmas 9"}) {
+                          "issue --kinds mix --mmas 9", "issue --steps 2000000"}) {
     const auto b = turboprof(bad, dir);
     EXPECT_EQ(b.rc, 2) << bad;
     EXPECT_TRUE(b.out.empty()) << bad;
