@@ -90,13 +90,14 @@ int main(int argc, char** argv) {
     const auto variants = parse_variants(env_or("TKV_BENCH_VARIANTS", "auto"));
     const auto batches = env_counts("TKV_BENCH_BATCH", "1");
     const auto ms = env_counts("TKV_BENCH_M", "1");
-    const Workload& w = find_workload(env_or("TKV_BENCH_WORKLOAD", "llama8b"));
-    const Shape shape{w.name, w.q_heads, w.kv_heads, w.head_dim, w.layers};
+    CommonOptions options;
+    options.workload = env_or("TKV_BENCH_WORKLOAD", "llama8b");
+    const Shape shape = resolve_shape(options);
     for (uint32_t depth : depths)
       for (const auto& pair : pairs)
         for (uint32_t batch : batches)
           for (uint32_t m : ms) {
-            const std::string name = "decode/" + w.name + "/" + pair.label() + "/" + depth_label(depth) + "/b" +
+            const std::string name = "decode/" + shape.name + "/" + pair.label() + "/" + depth_label(depth) + "/b" +
                                      std::to_string(batch) + "/m" + std::to_string(m) + "/";
             std::vector<Variant> run;
             try {

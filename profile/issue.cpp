@@ -42,10 +42,8 @@ int run_issue(const CommonOptions& o) {
   const auto& caps = ctx->caps();
   // Every kind asked for must run here before anything is measured.
   for (IssueKind kind : kinds)
-    if ((kind == IssueKind::mma || kind == IssueKind::mix) && !(caps.cooperative_matrix_nv && caps.subgroup_size == 32))
-      fail(ErrorCode::invalid_argument, "--kinds: " + std::string(names[uint32_t(kind)]) +
-                                            " needs VK_NV_cooperative_matrix with subgroups of 32, which " + caps.name +
-                                            " does not have");
+    if (const auto why = issue_kind_unsupported(caps, kind); !why.empty())
+      fail(ErrorCode::invalid_argument, "--kinds: " + why);
   // Updates per invocation: the same for every body (iterations = steps / body, at least one).
   const uint32_t steps = o.steps ? o.steps : caps.device_class == DeviceClass::cpu ? 64 : 16384;
   Table table({"kind", "body", "iterations", "warps/unit", "invocations", "us", "min", "G updates/s", "G MMAs/s"});

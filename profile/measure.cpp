@@ -169,6 +169,13 @@ std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id)
   return {x, std::bit_cast<uint32_t>(sum)};
 }
 
+std::string issue_kind_unsupported(const DeviceCaps& caps, IssueKind kind) {
+  if (kind != IssueKind::mma && kind != IssueKind::mix) return "";
+  if (caps.cooperative_matrix_nv && caps.subgroup_size == 32) return "";
+  return std::string(kind == IssueKind::mma ? "mma" : "mix") +
+         " needs VK_NV_cooperative_matrix with subgroups of 32, which " + caps.name + " does not have";
+}
+
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
   const bool mma = probe.kind == IssueKind::mma || probe.kind == IssueKind::mix;
   if (uint32_t(probe.kind) > 3)
@@ -180,11 +187,8 @@ IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t re
                 "issue probe: body 1-1024, iterations >= 1, 1-64 warps a unit and 1-8 MMAs a copy, got " +
                     std::to_string(probe.body) + ", " + std::to_string(probe.iters) + ", " +
                     std::to_string(probe.warps_per_unit) + ", " + std::to_string(probe.mmas));
-  if (mma && !(ctx.caps().cooperative_matrix_nv && ctx.caps().subgroup_size == 32))
-    throw Error(ErrorCode::invalid_argument,
-                "issue probe: mma and mix need VK_NV_cooperative_matrix with "
-                "subgroups of 32, which " +
-                    ctx.caps().name + " does not have");
+  if (const auto why = issue_kind_unsupported(ctx.caps(), probe.kind); !why.empty())
+    throw Error(ErrorCode::invalid_argument, "issue probe: " + why);
   const uint32_t local = 128;
   const uint32_t units = ctx.caps().compute_units ? ctx.caps().compute_units : 1;
   const uint32_t groups = std::max<uint32_t>(1, units * probe.warps_per_unit * 32 / local);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "attention/decoder.hpp"
@@ -50,6 +51,8 @@ struct IssueResult {
   uint64_t mmas = 0;     // subgroup MMAs: invocations / 32 x iters x body x MMAs a copy
 };
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats);
+// Why `kind` cannot run on this device ("needs VK_NV_cooperative_matrix ..."), or "" when it can.
+std::string issue_kind_unsupported(const DeviceCaps& caps, IssueKind kind);
 // What invocation `id` of the probe writes (kinds 0-1: one word; 2-3: the integer word, then
 // the sum of its accumulators' first elements as float bits), computed on the CPU.
 std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id);
