@@ -29,7 +29,7 @@ struct CommonOptions {
   bool dry_run = false;    // tune: measure and print, write no policy file
   bool fused = false;      // timeline: trace append-decode calls (a new token per sequence, then attention)
   bool workgroups = false; // timeline: every traced call's workgroups in the JSON (ids, flags, stamps)
-  std::string kinds = "int,fp32";  // issue: the probe's kinds (int, fp32, mma, mix)
+  std::string kinds = "int,fp32";  // issue: the probe's kinds (int, fp32, mma, mix, alu, imad)
   uint32_t mmas = 2;                // issue: MMAs a body copy of the mix kind
   std::string body = "1,16,64,256"; // issue: body copies of the probe's loop (its code size)
   std::string warps = "16";         // issue: warps of 32 an SM/CU

@@ -1,6 +1,7 @@
 // turboprof issue: the issue-rate probe (profile/measure.hpp, shaders/issue_probe*.comp) over
 // kinds, loop bodies and warps an SM/CU: how fast a device issues integer, fp32 and MMA work,
-// alone or mixed, and whether the loop's code size changes it.
+// alone or mixed, integer work by pipe (alu: shifts and logic; imad: multiply-adds), and whether
+// the loop's code size changes it.
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -17,13 +18,13 @@
 namespace tkv::prof {
 
 int run_issue(const CommonOptions& o) {
-  const char* names[] = {"int", "fp32", "mma", "mix"};
+  const char* names[] = {"int", "fp32", "mma", "mix", "alu", "imad"};
   std::vector<IssueKind> kinds;
   std::stringstream list(o.kinds);
   for (std::string k; std::getline(list, k, ',');) {
     uint32_t i = 0;
-    while (i < 4 && k != names[i]) ++i;
-    if (i == 4) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32, mma, mix)");
+    while (i < 6 && k != names[i]) ++i;
+    if (i == 6) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32, mma, mix, alu, imad)");
     kinds.push_back(IssueKind(i));
   }
   if (o.mmas == 0 || o.mmas > 8)
@@ -79,7 +80,8 @@ int run_issue(const CommonOptions& o) {
   }
   std::cout << "device: " << caps.name << ", " << (caps.compute_units ? std::to_string(caps.compute_units) : "?")
             << " compute units\nissue probe: a body copy is 8 independent updates (int: shift, shift, xor, add; "
-               "fp32: fma), 8 independent 16x8x16 MMAs a subgroup (mma), or 8 int updates and "
+               "fp32: fma; alu: shift, xor; imad: multiply-add), 8 independent 16x8x16 MMAs a subgroup (mma), or 8 "
+               "int updates and "
             << o.mmas << " MMAs (mix); " << steps << " body copies an invocation; results checked against the CPU\n\n";
   table.print(std::cout);
   return 0;

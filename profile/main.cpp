@@ -96,7 +96,8 @@ int main(int argc, char** argv) {
   auto* issue = app.add_subcommand("issue", "issue-rate probe: integer, fp32 and MMA work a second by the loop's "
                                             "code size and warps an SM/CU (results checked against the CPU)");
   issue->add_option("--kinds", o.kinds, "a list of int, fp32, mma (8 MMAs a copy), mix (8 int updates and --mmas "
-                                        "MMAs a copy); mma and mix need VK_NV_cooperative_matrix")
+                                        "MMAs a copy), alu (shift and xor), imad (integer multiply-add); mma and "
+                                        "mix need VK_NV_cooperative_matrix")
       ->capture_default_str();
   issue->add_option("--mmas", o.mmas, "MMAs a body copy of the mix kind (1-8)")->capture_default_str();
   issue->add_option("--body", o.body, "copies of 8 updates in the loop body (code size), a list")

@@ -153,13 +153,15 @@ std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id)
     for (uint32_t b = 0; b < probe.body; ++b)
       for (uint32_t k = 0; k < 8; ++k) {
         if (ints) a[k] = ((a[k] << 5) ^ (a[k] >> 3)) + (0x9e3779b9u * (b + 1u) + k);
+        if (probe.kind == IssueKind::alu) a[k] = a[k] ^ (a[k] >> 3) ^ (0x9e3779b9u * (b + 1u) + k);
+        if (probe.kind == IssueKind::imad) a[k] = a[k] * 0x9e3779b1u + a[(k + 1u) % 8u];
         if (probe.kind == IssueKind::fp32) f[k] = std::fma(f[k], 0.9990234375f, float(b % 7u + 1u) * 0.0009765625f);
       }
   for (uint32_t k = 0; k < 8; ++k) {
     x ^= a[k];
     s += f[k];
   }
-  if (probe.kind == IssueKind::int32) return {x};
+  if (probe.kind == IssueKind::int32 || probe.kind == IssueKind::alu || probe.kind == IssueKind::imad) return {x};
   if (probe.kind == IssueKind::fp32) return {std::bit_cast<uint32_t>(s)};
   // Accumulator k starts at k; each of its MMAs adds 1/16 (exact in float at these sizes).
   const uint32_t mmas = probe.kind == IssueKind::mma ? 8 : probe.mmas;
@@ -178,9 +180,9 @@ std::string issue_kind_unsupported(const DeviceCaps& caps, IssueKind kind) {
 
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
   const bool mma = probe.kind == IssueKind::mma || probe.kind == IssueKind::mix;
-  if (uint32_t(probe.kind) > 3)
-    throw Error(ErrorCode::invalid_argument,
-                "issue probe: kind " + std::to_string(uint32_t(probe.kind)) + " (0: int, 1: fp32, 2: mma, 3: mix)");
+  if (uint32_t(probe.kind) > 5)
+    throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(uint32_t(probe.kind)) +
+                                                 " (0: int, 1: fp32, 2: mma, 3: mix, 4: alu, 5: imad)");
   if (probe.body == 0 || probe.body > 1024 || probe.iters == 0 || probe.warps_per_unit == 0 ||
       probe.warps_per_unit > 64 || probe.mmas == 0 || probe.mmas > 8)
     throw Error(ErrorCode::invalid_argument,

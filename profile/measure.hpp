@@ -35,10 +35,12 @@ ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
 // of 32 invocations an SM/CU (compute_units x warps_per_unit x 32 invocations), each running
 // `iters` iterations of a loop of `body` copies of: kind 0 (int), 8 independent integer updates
 // (shift, shift, xor, add); 1 (fp32), 8 independent fmas; 2 (mma), 8 independent 16x8x16 f16
-// MMAs a subgroup; 3 (mix), 8 integer updates and `mmas` MMAs. Kinds 2 and 3 need
+// MMAs a subgroup; 3 (mix), 8 integer updates and `mmas` MMAs; 4 (alu), 8 independent
+// shift-and-xor updates (two ALU instructions each on NVIDIA); 5 (imad), 8 integer multiply-adds,
+// each onto the next accumulator's value (one IMAD each). Kinds 2 and 3 need
 // VK_NV_cooperative_matrix. Every invocation's result is checked against the CPU's (kind 1
 // within 1e-3: the driver need not fuse the fma) before the time is returned; a mismatch throws.
-enum class IssueKind : uint32_t { int32 = 0, fp32 = 1, mma = 2, mix = 3 };
+enum class IssueKind : uint32_t { int32 = 0, fp32 = 1, mma = 2, mix = 3, alu = 4, imad = 5 };
 struct IssueProbe {
   IssueKind kind = IssueKind::int32;
   uint32_t body = 1, iters = 1, warps_per_unit = 16;
@@ -53,7 +55,7 @@ struct IssueResult {
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats);
 // Why `kind` cannot run on this device ("needs VK_NV_cooperative_matrix ..."), or "" when it can.
 std::string issue_kind_unsupported(const DeviceCaps& caps, IssueKind kind);
-// What invocation `id` of the probe writes (kinds 0-1: one word; 2-3: the integer word, then
+// What invocation `id` of the probe writes (kinds 0, 1, 4, 5: one word; 2-3: the integer word, then
 // the sum of its accumulators' first elements as float bits), computed on the CPU.
 std::vector<uint32_t> issue_probe_expected(const IssueProbe& probe, uint32_t id);
 

@@ -2,7 +2,9 @@
 // Issue-rate probe (turboprof issue): every invocation runs `iters` iterations of a loop whose
 // body is BODY copies of 8 independent updates, and writes a word of its result, which the host
 // checks against its own. KIND 0: integer updates (shift, shift, xor, add: the integer and logic
-// pipes); 1: fp32 fused multiply-adds (the FMA pipes). Timed over enough warps, the rate of
+// pipes); 1: fp32 fused multiply-adds (the FMA pipes); 4: shift and three-way xor alone (on NVIDIA
+// the ALU pipe's SHF and LOP3); 5: integer multiply-adds alone (IMAD, the pipe of the register
+// copies the driver writes as IMAD.MOV). Timed over enough warps, the rate of
 // updates against the loop's machine code (bench/sass_loop.py) is the rate at which an SM
 // issues that kind of instruction, and BODY sets the loop's code size at the same work per
 // instruction (docs/targets.md: what holds the tile loop near half the issue rate).
@@ -27,6 +29,8 @@ void main() {
     [[unroll]] for (uint b = 0; b < BODY; ++b) {
       [[unroll]] for (uint k = 0; k < 8u; ++k) {
         if (KIND == 0u) a[k] = ((a[k] << 5) ^ (a[k] >> 3)) + (0x9e3779b9u * (b + 1u) + k);
+        else if (KIND == 4u) a[k] = a[k] ^ (a[k] >> 3) ^ (0x9e3779b9u * (b + 1u) + k);
+        else if (KIND == 5u) a[k] = a[k] * 0x9e3779b1u + a[(k + 1u) % 8u];
         else f[k] = fma(f[k], 0.9990234375, float(b % 7u + 1u) * 0.0009765625);
       }
     }
@@ -37,5 +41,5 @@ void main() {
     x ^= a[k];
     s += f[k];
   }
-  dst[id] = KIND == 0u ? x : floatBitsToUint(s);
+  dst[id] = KIND == 1u ? floatBitsToUint(s) : x;
 }

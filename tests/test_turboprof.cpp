@@ -441,10 +441,10 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
 // name themselves.
 TEST(Turboprof, IssueProbeRunsEveryPointAndChecksItsResults) {
   const auto dir = scratch("issue");
-  const auto r = turboprof("issue --body 1,4 --warps 1,2 --steps 8 --repeat 1 --json", dir);
+  const auto r = turboprof("issue --kinds int,fp32,alu,imad --body 1,4 --warps 1,2 --steps 8 --repeat 1 --json", dir);
   ASSERT_EQ(r.rc, 0) << r.err;
   const json doc = json::parse(r.out);
-  ASSERT_EQ(doc["rows"].size(), 8u);  // 2 kinds x 2 bodies x 2 warp counts
+  ASSERT_EQ(doc["rows"].size(), 16u);  // 4 kinds x 2 bodies x 2 warp counts
   for (const auto& row : doc["rows"]) {
     const uint64_t body = row["body"], iters = row["iterations"], inv = row["invocations"];
     EXPECT_EQ(iters, 8 / body);
