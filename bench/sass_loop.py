@@ -20,6 +20,14 @@ With --tiles (iterations of the loop in one call, e.g. warp tiles: tokens x KV h
 the call's issue floor from the steady path: tiles x cycles / (SMs x 4 schedulers x clock), with
 one cycle an instruction and --mma-cycles (7 on an H200) an HMMA, which holds its scheduler that
 long (`turboprof issue --kinds mma,mix`, session 37 run 7; docs/targets.md).
+
+It also sorts the steady path by the pipe each instruction issues to on NVIDIA (alu: logic,
+shifts, compares, selects, plain MOV; imad: IMAD, its IMAD.MOV copies included; fp32; mio: shared
+memory and shuffles; lsu: global memory; xu: MUFU and conversions; mma; other) and prints the
+class-cost estimate of a tile: each class's count times what one more instruction of it cost in
+the H200's tile loops (--costs; session 38 runs 1-2, injected work: ALU ~1.9 cycles, IMAD ~1.4,
+fp32 ~1.2, an MMA ~5.5; unmeasured classes 1). Alone, ALU and IMAD work issues at 0.5 a cycle a
+scheduler (`turboprof issue --kinds alu,imad`, session 38 run 6): the two half-rate pipes.
 """
 import argparse
 import collections
@@ -39,6 +47,31 @@ def instructions(path):
 def opcode(text):
     op = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0]
     return 'MOV' if op.startswith('IMAD.MOV') else op.split('.')[0]
+
+
+PIPES = {
+    "alu": ("LOP3", "SHF", "MOV", "SEL", "FSEL", "ISETP", "FSETP", "IADD3", "LEA", "PRMT", "VOTE", "FMNMX",
+            "IMNMX", "PLOP3", "F2FP", "IABS", "BMSK", "SGXT", "P2R", "R2P"),
+    "imad": ("IMAD", "IMUL"),
+    "fp32": ("FADD", "FMUL", "FFMA", "HADD2", "HMUL2", "HFMA2"),
+    "mio": ("LDS", "STS", "SHFL", "LDSM", "ATOMS"),
+    "lsu": ("LDG", "STG", "LDC", "ATOMG", "RED"),
+    "xu": ("MUFU", "F2F", "I2F", "F2I", "I2FP", "F2IP", "FRND", "POPC", "FLO", "BREV"),
+    "mma": ("HMMA", "IMMA"),
+}
+CLASSES = tuple(PIPES) + ("other",)
+
+
+def pipe(text):
+    """The pipe class of an instruction, by its mnemonic (IMAD.MOV is imad; a plain MOV is alu)."""
+    base = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0].split('.')[0]
+    return next((k for k, ops in PIPES.items() if base in ops), "other")
+
+
+def class_cost(texts, costs):
+    """(counts by class, the estimate: sum of count x cost, 1 for a class without one)."""
+    counts = collections.Counter(pipe(t) for t in texts)
+    return counts, sum(n * costs.get(k, 1.0) for k, n in counts.items())
 
 
 def target(text):
@@ -141,6 +174,9 @@ SELF_TEST = """
 """
 
 
+COSTS = {"alu": 1.9, "imad": 1.4, "fp32": 1.2, "mma": 5.5}
+
+
 def self_test():
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
@@ -156,6 +192,10 @@ def self_test():
         (decisions, (("0x110", "N"), ("0x150", "T"), ("0x1a0", "T")), "branch decisions"),
         (dict(collections.Counter(opcode(t) for t in texts)),
          {"BRA": 4, "HMMA": 2, "MOV": 2, "LDG": 1, "IADD3": 1, "FMUL": 1, "MUFU": 1, "CALL": 1}, "steady mix"),
+        # IADD3 and MOV on alu, IMAD.MOV on imad; 2 x 1.9 + 1.4 + 1.2 + 2 x 5.5 + lsu, xu, 5 other at 1.
+        (dict(class_cost(texts, COSTS)[0]),
+         {"alu": 2, "imad": 1, "fp32": 1, "lsu": 1, "xu": 1, "mma": 2, "other": 5}, "pipe classes"),
+        (round(class_cost(texts, COSTS)[1], 6), 24.4, "class-cost estimate"),
     ]
     bad = [(got, want, what) for got, want, what in checks if got != want]
     for got, want, what in bad:
@@ -173,6 +213,8 @@ def main():
     ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
     ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
     ap.add_argument("--mma-cycles", type=float, default=7.0, help="scheduler cycles an HMMA takes (H200: 7)")
+    ap.add_argument("--costs", default=",".join("%s=%g" % kv for kv in COSTS.items()),
+                    help="cycles one more instruction of a pipe class costs (the class-cost estimate)")
     args = ap.parse_args()
     if args.self_test:
         return self_test()
@@ -191,7 +233,19 @@ def main():
         return
     print("steady path: %d instructions (%s)" % (steady[0], " ".join("%s:%s" % d for d in steady[1])))
     print(", ".join("%s %d" % kv for kv in collections.Counter(opcode(t) for t in steady[2]).most_common()))
+    try:
+        costs = {k: float(v) for k, v in (kv.split("=") for kv in args.costs.split(","))}
+    except ValueError:
+        ap.error("--costs: a list of class=cycles (classes: %s)" % ", ".join(CLASSES))
+    if set(costs) - set(CLASSES):
+        ap.error("--costs: unknown class %s (classes: %s)" % (", ".join(sorted(set(costs) - set(CLASSES))),
+                                                           ", ".join(CLASSES)))
+    counts, est = class_cost(steady[2], costs)
+    print("pipes: %s; class-cost estimate %.0f cycles a tile (%s, others 1)" % (
+        ", ".join("%s %d" % (k, counts[k]) for k in CLASSES if counts[k]), est,
+        ", ".join("%s x%g" % kv for kv in costs.items())))
     if args.tiles:
+        print("class-cost estimate: %.1f us" % (args.tiles * est / (args.sms * 4 * args.ghz * 1e3)))
         mmas = sum(1 for t in steady[2] if opcode(t) == "HMMA")
         cycles = steady[0] - mmas + args.mma_cycles * mmas
         us = args.tiles * cycles / (args.sms * 4 * args.ghz * 1e3)
