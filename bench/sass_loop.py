@@ -28,6 +28,15 @@ class-cost estimate of a tile: each class's count times what one more instructio
 the H200's tile loops (--costs; session 38 runs 1-2, injected work: ALU ~1.9 cycles, IMAD ~1.4,
 fp32 ~1.2, an MMA ~5.5; unmeasured classes 1). Alone, ALU and IMAD work issues at 0.5 a cycle a
 scheduler (`turboprof issue --kinds alu,imad`, session 38 run 6): the two half-rate pipes.
+
+--list prints the steady path one instruction a line: its address, pipe class and, where the
+disassembly carries encodings (nvdisasm -hex, as bench/sass_dump.py writes it), the control bits
+the driver scheduled it with: stall cycles before the warp's next instruction (s), yield (y), the
+dependency barrier it sets on its result (wb) and on its sources (rb), and those it waits on (w,
+a mask of barriers 0-5): how far apart a loop's dependent instructions were placed. With
+encodings it also prints the stall sum along the steady path: the cycles the driver's schedule
+gives one warp's tile before any wait on a barrier (session 38: the measured cycles a tile a
+scheduler, with 3 warps a scheduler, were 1.1-1.3x that sum).
 """
 import argparse
 import collections
@@ -41,6 +50,25 @@ def instructions(path):
         m = re.match(r'\s+/\*([0-9a-f]+)\*/\s+(.*?);', line)
         if m:
             out.append((int(m.group(1), 16), m.group(2).strip()))
+    return out
+
+
+def controls(path):
+    """{address: the control bits of the instruction there} from nvdisasm -hex output: the second
+    64-bit word's bits 41-44 stall, 45 yield, 46-48 write barrier, 49-51 read barrier (7: none),
+    52-57 wait mask."""
+    out, at = {}, None
+    for line in open(path):
+        m = re.match(r'\s+/\*([0-9a-f]+)\*/\s+.*?;\s+/\* (0x[0-9a-f]+) \*/', line)
+        if m:
+            at = int(m.group(1), 16)
+            continue
+        m = re.match(r'\s+/\* (0x[0-9a-f]+) \*/', line)
+        if m and at is not None:
+            hi = int(m.group(1), 16)
+            out[at] = dict(stall=(hi >> 41) & 15, yld=(hi >> 45) & 1, wb=(hi >> 46) & 7, rb=(hi >> 49) & 7,
+                           wait=(hi >> 52) & 63)
+            at = None
     return out
 
 
@@ -93,7 +121,7 @@ def find_loop(ins, holds):
 
 
 def steady_path(body):
-    """(instructions, decisions, their texts) of the shortest path from the loop's head to its back edge that
+    """(instructions, decisions, their texts, their addresses) of the shortest path from the loop's head to its back edge that
     runs every block holding an LDG. A predicated CALL.REL.NOINC (the loop's exit) falls through."""
     lo, hi = body[0][0], body[-1][0]
     addrs = [a for a, _ in body]
@@ -129,7 +157,7 @@ def steady_path(body):
         nonlocal best
         if s is None:
             if loads == must and (best is None or n < best[0]):
-                best = (n, decisions, [text[a] for b in path for a in blocks[b]])
+                best = (n, decisions, [text[a] for b in path for a in blocks[b]], [a for b in path for a in blocks[b]])
             return
         path += (s,)
         n += len(blocks[s])
@@ -181,8 +209,12 @@ def self_test():
     import tempfile
     with tempfile.NamedTemporaryFile("w", suffix=".sass", delete=False) as f:
         f.write(SELF_TEST)
+    with open(f.name + ".hex", "w") as h:
+        h.write("        /*2580*/                   HMMA.16816.F32 R0, R0, R44.reuse, RZ ;"
+                "                                /* 0x0000002c0000723c */\n"
+                "                                                                       /* 0x087fe200000018ff */\n")
     body = find_loop(instructions(f.name), "HMMA")
-    n, decisions, texts = steady_path(body)
+    n, decisions, texts, _ = steady_path(body)
     ops = collections.Counter(opcode(t) for _, t in body)
     checks = [
         ((body[0][0], body[-1][0]), (0x100, 0x220), "the loop's range"),
@@ -196,6 +228,8 @@ def self_test():
         (dict(class_cost(texts, COSTS)[0]),
          {"alu": 2, "imad": 1, "fp32": 1, "lsu": 1, "xu": 1, "mma": 2, "other": 5}, "pipe classes"),
         (round(class_cost(texts, COSTS)[1], 6), 24.4, "class-cost estimate"),
+        # An H200 HMMA's second word (session 38): stall 1, yield, no barriers set, waits on 0-2.
+        (controls(f.name + ".hex"), {0x2580: dict(stall=1, yld=1, wb=7, rb=7, wait=7)}, "control bits"),
     ]
     bad = [(got, want, what) for got, want, what in checks if got != want]
     for got, want, what in bad:
@@ -213,6 +247,7 @@ def main():
     ap.add_argument("--sms", type=int, default=132, help="SMs (H100/H200 SXM: 132)")
     ap.add_argument("--ghz", type=float, default=1.98, help="SM clock under load (H200: 1.98)")
     ap.add_argument("--mma-cycles", type=float, default=7.0, help="scheduler cycles an HMMA takes (H200: 7)")
+    ap.add_argument("--list", action="store_true", help="print the steady path with pipe classes and control bits")
     ap.add_argument("--costs", default=",".join("%s=%g" % kv for kv in COSTS.items()),
                     help="cycles one more instruction of a pipe class costs (the class-cost estimate)")
     args = ap.parse_args()
@@ -240,6 +275,17 @@ def main():
     if set(costs) - set(CLASSES):
         ap.error("--costs: unknown class %s (classes: %s)" % (", ".join(sorted(set(costs) - set(CLASSES))),
                                                            ", ".join(CLASSES)))
+    ctl = controls(args.sass)
+    if args.list:
+        for a, t in zip(steady[3], steady[2]):
+            c = ctl.get(a)
+            bits = ("s%-2d y%d wb%s rb%s w%02x" % (c["stall"], c["yld"], c["wb"] if c["wb"] < 7 else "-",
+                                                  c["rb"] if c["rb"] < 7 else "-", c["wait"]) if c else "-")
+            print("  %5x %-5s %-20s %s" % (a, pipe(t), bits, t))
+    if all(a in ctl for a in steady[3]):
+        print("driver's schedule: stall sum %d cycles along the steady path; %d of its instructions wait on a "
+              "dependency barrier" % (sum(ctl[a]["stall"] for a in steady[3]),
+                                      sum(1 for a in steady[3] if ctl[a]["wait"])))
     counts, est = class_cost(steady[2], costs)
     print("pipes: %s; class-cost estimate %.0f cycles a tile (%s, others 1)" % (
         ", ".join("%s %d" % (k, counts[k]) for k in CLASSES if counts[k]), est,
