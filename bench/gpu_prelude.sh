@@ -84,6 +84,30 @@ loops() {
   done
   rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
 }
+# rounds REPS "LABEL..." ARGS...: REPS rounds of turboprof ARGS for each LABEL in turn, into
+# ab.txt (rows prefixed "ROUND LABEL"; bench/ab_summary.py reads them), a progress line a round.
+# (Sessions 37-38's A/B scripts wrote this loop out by hand; export settings before calling.)
+rounds() {
+  local reps=$1 labels=$2 rep l; shift 2
+  for rep in $(seq "$reps"); do
+    for l in $labels; do rows ab.txt "$rep $l" "$l" "$@"; done
+    lg "ab $rep"
+  done
+}
+# probe_loops NAME "OPCODE..." ARGS...: sass NAME main ARGS... (turboprof issue's pipelines, which
+# have no MMA), then each pipeline's loop around each OPCODE (bench/sass_loop.py --holds) into
+# $R/loops.txt; the archive and index dropped.
+probe_loops() {
+  local n=$1 ops=$2 f h out; shift 2
+  sass "$n" main "$@"
+  for f in "/tmp/sass-out-$n"/*.sass; do
+    for h in $ops; do
+      out=$(python3 bench/sass_loop.py "$f" --holds "$h" 2>&1)
+      echo "$out" | grep -q "^loop" && { echo "== $(basename "$f") holds $h"; echo "$out"; }
+    done
+  done >> "$R/loops.txt" 2>&1
+  rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
+}
 # append_summary: bench_append's fused rows in $R/append.txt as label, benchmark, decode step,
 # fused step and ratio_pct (P7's measure).
 append_summary() {
