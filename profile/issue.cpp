@@ -18,13 +18,14 @@
 namespace tkv::prof {
 
 int run_issue(const CommonOptions& o) {
-  const char* names[] = {"int", "fp32", "mma", "mix", "alu", "imad"};
+  std::string known;
+  for (const char* n : issue_kind_names) known += std::string(known.empty() ? "" : ", ") + n;
   std::vector<IssueKind> kinds;
   std::stringstream list(o.kinds);
   for (std::string k; std::getline(list, k, ',');) {
     uint32_t i = 0;
-    while (i < 6 && k != names[i]) ++i;
-    if (i == 6) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (int, fp32, mma, mix, alu, imad)");
+    while (i < issue_kinds && k != issue_kind_names[i]) ++i;
+    if (i == issue_kinds) fail(ErrorCode::invalid_argument, "--kinds: unknown kind '" + k + "' (" + known + ")");
     kinds.push_back(IssueKind(i));
   }
   if (o.mmas == 0 || o.mmas > 8)
@@ -52,7 +53,7 @@ int run_issue(const CommonOptions& o) {
   for (IssueKind kind : kinds)
     for (uint32_t body : bodies)
       for (uint32_t w : warps) {
-        const std::string name = names[uint32_t(kind)];
+        const std::string name = issue_kind_names[uint32_t(kind)];
         IssueProbe probe{kind, body, std::max<uint32_t>(1, steps / body), w, o.mmas};
         progress("issue: " + name + " body " + std::to_string(body) + ", " + std::to_string(w) + " warps a unit");
         const auto r = measure_issue(*ctx, probe, o.repeat);

@@ -180,9 +180,9 @@ std::string issue_kind_unsupported(const DeviceCaps& caps, IssueKind kind) {
 
 IssueResult measure_issue(vk::Context& ctx, const IssueProbe& probe, uint32_t repeats) {
   const bool mma = probe.kind == IssueKind::mma || probe.kind == IssueKind::mix;
-  if (uint32_t(probe.kind) > 5)
+  if (uint32_t(probe.kind) >= issue_kinds)
     throw Error(ErrorCode::invalid_argument, "issue probe: kind " + std::to_string(uint32_t(probe.kind)) +
-                                                 " (0: int, 1: fp32, 2: mma, 3: mix, 4: alu, 5: imad)");
+                                                 " is not one of the " + std::to_string(issue_kinds) + " kinds");
   if (probe.body == 0 || probe.body > 1024 || probe.iters == 0 || probe.warps_per_unit == 0 ||
       probe.warps_per_unit > 64 || probe.mmas == 0 || probe.mmas > 8)
     throw Error(ErrorCode::invalid_argument,

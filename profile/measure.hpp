@@ -41,6 +41,9 @@ ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
 // VK_NV_cooperative_matrix. Every invocation's result is checked against the CPU's (kind 1
 // within 1e-3: the driver need not fuse the fma) before the time is returned; a mismatch throws.
 enum class IssueKind : uint32_t { int32 = 0, fp32 = 1, mma = 2, mix = 3, alu = 4, imad = 5 };
+// The kinds' names, by value (turboprof issue --kinds): "int", "fp32", "mma", "mix", "alu", "imad".
+inline constexpr const char* issue_kind_names[] = {"int", "fp32", "mma", "mix", "alu", "imad"};
+inline constexpr uint32_t issue_kinds = 6;
 struct IssueProbe {
   IssueKind kind = IssueKind::int32;
   uint32_t body = 1, iters = 1, warps_per_unit = 16;
