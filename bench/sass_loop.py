@@ -44,10 +44,13 @@ import re
 import sys
 
 
+INSTRUCTION = re.compile(r'\s+/\*([0-9a-f]+)\*/\s+(.*?);')  # nvdisasm: /*address*/ text ;
+
+
 def instructions(path):
     out = []
     for line in open(path):
-        m = re.match(r'\s+/\*([0-9a-f]+)\*/\s+(.*?);', line)
+        m = INSTRUCTION.match(line)
         if m:
             out.append((int(m.group(1), 16), m.group(2).strip()))
     return out
@@ -59,7 +62,7 @@ def controls(path):
     52-57 wait mask."""
     out, at = {}, None
     for line in open(path):
-        m = re.match(r'\s+/\*([0-9a-f]+)\*/\s+.*?;\s+/\* (0x[0-9a-f]+) \*/', line)
+        m = INSTRUCTION.match(line)
         if m:
             at = int(m.group(1), 16)
             continue
@@ -72,8 +75,13 @@ def controls(path):
     return out
 
 
+def mnemonic(text):
+    """The instruction's mnemonic with its modifiers, past any predicate (IMAD.MOV.U32)."""
+    return re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0]
+
+
 def opcode(text):
-    op = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0]
+    op = mnemonic(text)
     return 'MOV' if op.startswith('IMAD.MOV') else op.split('.')[0]
 
 
@@ -92,7 +100,7 @@ CLASSES = tuple(PIPES) + ("other",)
 
 def pipe(text):
     """The pipe class of an instruction, by its mnemonic (IMAD.MOV is imad; a plain MOV is alu)."""
-    base = re.sub(r'^@!?U?P[T0-9]+ ', '', text).split()[0].split('.')[0]
+    base = mnemonic(text).split('.')[0]
     return next((k for k, ops in PIPES.items() if base in ops), "other")
 
 
