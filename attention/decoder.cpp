@@ -389,12 +389,12 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   const bool khr = tc && cache_.context().coopmat_khr();
   if (tc) {  // B_NATIVE (id 16): B fragments in mma's order (KHR matrices, kvcache/vk/coopmat_khr.hpp);
              // WG (17): the workgroup's invocations; ROWS16 (18): the rows on the MMAs' 16-row side;
-             // TAB128 (19): turbo4's table of 128 entries
+             // TAB256 (19): turbo4's table of 256 entries
     if (!fused) constants.insert(constants.end(), {0u, 0u});
     constants.push_back(khr ? 1u : 0u);
     constants.push_back(p.workgroup);
     constants.push_back(p.rows16 ? 1u : 0u);
-    constants.push_back(p.tab128 ? 1u : 0u);
+    constants.push_back(p.tab256 ? 1u : 0u);
   }
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays

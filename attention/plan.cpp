@@ -103,14 +103,14 @@ uint32_t decode_shared_bytes(const DeviceCaps& caps, const DecodeShape& s, const
   if (p.variant == Variant::tc) {  // mirrors shaders/decode_tc.comp
     const uint32_t dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
     // One region for the tables (16 copies of 8-byte entries: one per pair field, turbo2 16,
-    // turbo3 64; turbo4 64 magnitude pairs, or 128 with its first sign: tab128), then the
+    // turbo3 64; turbo4 64 magnitude pairs, or 256 with their signs: tab256), then the
     // subgroups' outputs, then the merged rows;
     // Qb's 8 f16 columns (16 for more than 4 rows: hi and lo apart); the page list; the query
     // maxima of the subgroups that hold rows (8 slots); the merge's flag and sums
     // (shaders/split_merge.glsl).
     // (K and V of one type share a table.)
     auto entries = [&](KvType t) -> uint32_t {
-      return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : t == KvType::turbo3 || !p.tab128 ? 64 : 128;
+      return !traits(t).is_turbo ? 0 : t == KvType::turbo2 ? 16 : t == KvType::turbo3 || !p.tab256 ? 64 : 256;
     };
     const uint32_t tables = entries(s.k_type) + (s.k_type == s.v_type ? 0 : entries(s.v_type));
     const uint32_t subgroups = p.workgroup / 32;
@@ -251,8 +251,8 @@ DecodeShape fused_append_shape(DecodeShape s, Variant variant) {
 
 namespace {
 
-// The plan with turbo4's tc table of 128 entries or of 64 (tab128): below.
-DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, bool tab128) {
+// The plan with turbo4's tc table of 256 entries or of 64 (tab256): below.
+DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request, bool tab256) {
   check_head_dim(s.head_dim);
   if (s.kv_heads == 0 || s.q_heads == 0 || s.q_heads % s.kv_heads != 0)
     fail(ErrorCode::invalid_argument, "decode: " + std::to_string(s.q_heads) + " query heads is not a multiple of " +
@@ -277,7 +277,7 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
     fail(ErrorCode::invalid_argument, "decode: page size " + std::to_string(s.page_size) + " is not a multiple of 16");
 
   DecodePlan p;
-  p.tab128 = tab128;
+  p.tab256 = tab256;
   p.mode = request.mode;
   p.variant = request.variant == Variant::automatic ? Variant::mag4 : request.variant;
   const uint32_t k_dim = RowLayout::make(s.k_type, s.head_dim).stored_dim;
@@ -417,6 +417,14 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
     const DecodePlan eight = with_subgroups(8);
     if (eight.shared_bytes <= budget) p = eight;
   }
+  if (p.tab256 && p.workgroup < 256 && !request.subgroups && !request.splits) {
+    // turbo4's 256-entry table (32 KB) leaves one workgroup an SM: eight subgroups, as many warps
+    // as two of four. H200, session 39 run 4, us, main (64 entries, 4 or 6 subgroups, two or three
+    // an SM) / 256 entries in one workgroup of 4 / of 8 subgroups: turbo4 32K 34.6 / 37.7 / 28.5,
+    // 128K 95.0 / 112.8 / 78.2, batch 16 8K 105.3 / 120.5 / 86.4.
+    const DecodePlan eight = with_subgroups(8);
+    if (eight.shared_bytes <= budget) p = eight;
+  }
   return p;
 }
 
@@ -424,23 +432,19 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
 
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   const DecodePlan narrow = plan_with_table(caps, s, request, false);
-  // turbo4's tc table of 128 entries (its first negative bit folded in: a pair's sign work two
-  // shifts, two masks and an OR lighter) where it is the only table and its 8 KB more leave the
-  // SMs no more tokens each (workgroups an SM x split length). H100, session 27 runs 6-7, us:
-  // turbo4 32K 37.9 -> 35.3, 64K 59.9 -> 54.7, m 2 32K 42.4 -> 39.7, m 8 32K 81.4 -> 76.5, 128K
-  // 106.9 -> 95.0 (two six-subgroup workgroups an SM of 4032 tokens instead of three of 2688);
-  // but batch 16 at 8K 106.5 -> 132.4 (two of 4032 instead of three of 2368), turbo4 / turbo3
-  // (24 KB of tables) 34.3 -> 40.0.
+  // turbo4's tc table of 256 entries (both negative bits folded in: a pair's sign work, ~3 ALU
+  // instructions, gone) wherever it is the only table and fits (tab256, in plan_with_table: one
+  // workgroup an SM of eight subgroups). H200, session 39 run 5: every shape measured gained
+  // (docs/targets.md, the tuning log's section 46). (Session 27's 128 entries, the first bit
+  // alone in 16 KB, had paid only where they cost the SMs no tokens.)
   if (narrow.variant != Variant::tc || (s.k_type != KvType::turbo4 && s.v_type != KvType::turbo4) ||
       (s.k_type != s.v_type && traits(s.k_type).is_turbo && traits(s.v_type).is_turbo))
     return narrow;
-  DecodePlan wide;
   try {
-    wide = plan_with_table(caps, s, request, true);
+    return plan_with_table(caps, s, request, true);
   } catch (const Error&) {  // (its shared memory past the device's)
     return narrow;
   }
-  return uint64_t(wide.per_unit) * wide.chunk <= uint64_t(narrow.per_unit) * narrow.chunk ? wide : narrow;
 }
 
 std::string DecodePlan::describe() const {
@@ -452,7 +456,7 @@ std::string DecodePlan::describe() const {
       << (rows16 ? ", queries on the MMAs' 16-row side" : "") << "), ";
   else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), ";
   o << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
-    << " B shared" << (tab128 ? " (turbo4's table of 128 entries)" : "")
+    << " B shared" << (tab256 ? " (turbo4's table of 256 entries)" : "")
     << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;
   return o.str();
 }

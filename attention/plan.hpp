@@ -60,10 +60,9 @@ struct DecodePlan {
   uint32_t shared_bytes = 0;   // shared memory per workgroup
   uint32_t workgroups = 0;     // decode workgroups launched (the grid)
   bool rows16 = false;         // tc: the query rows on the MMAs' 16-row side (shaders/decode_tc.comp)
-  // tc: turbo4's table holds its first negative bit too (128 entries of 16 copies, 16 KB; 64
-  // without), where it is the only table and the SMs get no more tokens each with it (workgroups
-  // an SM x split length; plan_decode plans both). The kernel's TAB128.
-  bool tab128 = false;
+  // tc: turbo4's table holds its negative bits too (256 entries of 16 copies, 32 KB; 64 without),
+  // where it is the only table: one workgroup an SM, of eight subgroups. The kernel's TAB256.
+  bool tab256 = false;
   uint32_t per_unit = 0;       // workgroups a compute unit the splits were planned for (0: not filled)
   Variant variant = Variant::mag4;
   ProfileMode mode = ProfileMode::full;

@@ -26,9 +26,9 @@
 // lo pair) words. The table has a copy per lane of a half-warp (entry e of copy l at e x 16 + l),
 // so that the 16 lanes of a 64-bit load always read 16 different bank pairs: no bank conflicts,
 // and the address is one shift and one LOP3 (field x 128 | lane x 8). turbo4's 8-bit fields
-// would need 256 x 16 entries: its table holds the magnitudes and the first sign bit (128 x 16
-// entries, TAB128: the plan's choice) or the magnitudes alone (64 x 16), and the sign bits left
-// flip the halves' signs with an XOR. This relies on the fragment
+// index 256 x 16 entries (32 KB, TAB256: the plan's choice) or, where its shared memory is
+// wanted for more workgroups an SM, its magnitudes alone (64 x 16), and its sign bits then flip
+// the halves' signs with XORs. This relies on the fragment
 // layout of NVIDIA's mma.m16n8k16 in the element order its driver uses (A: lane 4g + c holds
 // (g, 2c..2c+1), (g, 2c+8..2c+9), (g+8, 2c..2c+1), (g+8, 2c+8..2c+9); accumulator: (g, 2c..2c+1),
 // (g+8, 2c..2c+1); B (k x n): (k = g, n = 2c..2c+1), (k = g+8, n = 2c..2c+1), which the driver
@@ -77,9 +77,9 @@ layout(local_size_x_id = 17) in;
 // 1: the query rows on the MMAs' 16-row side (ROWS <= 16; B_NATIVE, 4 subgroups: attention/plan.cpp
 // decides), below.
 layout(constant_id = 18) const uint ROWS16 = 0;
-// 1: turbo4's table folds its first negative bit in (128 entries, K and V of one type or a turbo4
-// side beside rows; DecodePlan::tab128), below.
-layout(constant_id = 19) const uint TAB128 = 0;
+// 1: turbo4's table holds both negative bits (256 entries, K and V of one type or a turbo4 side
+// beside rows; DecodePlan::tab256), below.
+layout(constant_id = 19) const uint TAB256 = 0;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
@@ -246,14 +246,14 @@ f16vec2 split_hilo(float x) {
 }
 
 // Tables, 16 copies: entry e -> (hi pair, lo pair) of cs x the centroids of a pair field e
-// (turbo4: of its magnitudes and its first negative bit, 128 entries, where the plan says TAB128;
-// else of its magnitudes, 64, positive); exact types: (the f16 pair, 0). (turbo4's folded bit
-// saves a pair's sign work two shifts, two masks and an OR. H100, session 27 runs 6-7: turbo4 32K
-// / 64K 37.9 / 59.9 -> 35.3 / 54.7 us, m 8 32K 81.4 -> 76.5; but its 16 KB cost a workgroup an
-// SM where three ran (batch 16 8K 106.5 -> 132.4, longer splits), and beside turbo3's table 24 KB
-// (turbo4 / turbo3 32K 34.3 -> 40.0): attention/plan.cpp decides.)
-const uint K_ENTRIES = K_ROWS ? 0 : K_MB != 3 ? 1 << K_F : TAB128 != 0u ? 128 : 64;
-const uint V_ENTRIES = V_ROWS ? 0 : V_MB != 3 ? 1 << V_F : TAB128 != 0u ? 128 : 64;
+// (turbo4: of its whole field, 256 entries, where the plan says TAB256; else of its magnitudes,
+// 64, positive); exact types: (the f16 pair, 0). (turbo4's 256 entries save a pair's sign work,
+// ~3 ALU instructions: 790 -> 575 in its steady path. Their 32 KB leave one workgroup an SM, of
+// eight subgroups (attention/plan.cpp). H200, session 39 runs 2-4: turbo4 8K / 32K / 128K 17.8 /
+// 34.6 / 95.0 -> 16.0 / 28.5 / 78.2 us, m 8 32K 75.8 -> 65.7, batch 16 8K 105.3 -> 86.4. The same
+// table in 8 copies (16 KB) met 2-way bank conflicts and gained nothing: 95.0 -> 94.7.)
+const uint K_ENTRIES = K_ROWS ? 0 : K_MB != 3 ? 1 << K_F : TAB256 != 0u ? 256 : 64;
+const uint V_ENTRIES = V_ROWS ? 0 : V_MB != 3 ? 1 << V_F : TAB256 != 0u ? 256 : 64;
 // One region holds, as float bits where they are floats: the tables in the loop, then the
 // subgroups' outputs (osh) and (m, l) (msh), then the merged output rows: never live together. The shared memory of a workgroup decides how many an SM holds (turbo3 at 128K on the
 // H100: 140 us with 31.9 KB per workgroup, 97.5 us with the tables and the epilogue aliased,
@@ -333,7 +333,7 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   const uint half_ = 1u << mb, m = half_ - 1u;
   float ca = cs * turbo_centroid(type, VARIANT_LUT8, half_ + (e & m));
   float cb = cs * turbo_centroid(type, VARIANT_LUT8, half_ + ((e >> mb) & m));
-  // The negative bits (turbo4: e reaches bit 6 only in a table of 128 entries, bit 7 never).
+  // The negative bits (turbo4: e reaches bits 6 and 7 only in a table of 256 entries).
   if (((e >> (2u * mb)) & 1u) != 0u) ca = -ca;
   if (((e >> (2u * mb + 1u)) & 1u) != 0u) cb = -cb;
   if (exact) {  // within an f32 ulp of an f16 value: rounded to its 11 significant bits
@@ -359,9 +359,8 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
   {                                                                                                 \
     const uint at = FIELD_AT7(w, j, F, LW);                                                         \
     const uvec2 t = region[(TABLE) + (((at & ((ENTRIES - 1u) << 7)) | lane8) >> 3)];                \
-    /* turbo4: its negative bits (6, 7 of the field) not in the table onto the halves' signs */     \
-    const uint sm = (F) != 8u ? 0u : (ENTRIES) == 128u ? (at << 17) & 0x80000000u                     \
-                                                       : ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u); \
+    /* turbo4's 64 entries: its negative bits (6, 7 of the field) onto the halves' signs */          \
+    const uint sm = (F) != 8u || (ENTRIES) == 256u ? 0u : ((at << 2) & 0x8000u) | ((at << 17) & 0x80000000u); \
     hv = unpackFloat2x16(t.x ^ sm);                                                                 \
     lv = unpackFloat2x16(t.y ^ sm);                                                                 \
   }

@@ -266,7 +266,9 @@ TEST(Plan, TensorCoresTakeSixSubgroupsOnLongSplitsTwoAnSm) {
   };
   for (uint32_t ctx : {32768u, 65536u}) {
     SCOPED_TRACE(ctx);
-    for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::turbo4, KvType::q8_0}) {
+    // (turbo4: its 256-entry table leaves one workgroup an SM, of eight subgroups:
+    // Turbo4TableOf256WhereItIsTheOnlyTable)
+    for (KvType k : {KvType::turbo2, KvType::turbo3, KvType::q8_0}) {
       DecodeShape s = llama8b(ctx);
       s.k_type = s.v_type = k;
       const auto p = plan(s);
@@ -405,7 +407,8 @@ TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
       EXPECT_EQ(p.workgroup, 256u) << type_name(t) << " " << ctx;
       EXPECT_EQ(p.rows, four.rows);
       EXPECT_LE(p.workgroups, caps.compute_units) << type_name(t) << " " << ctx;
-      EXPECT_LT(p.workgroups, four.workgroups) << type_name(t) << " " << ctx;  // fewer splits
+      // fewer splits (turbo4: its 256-entry table holds one workgroup an SM of either size)
+      if (t != KvType::turbo4) EXPECT_LT(p.workgroups, four.workgroups) << type_name(t) << " " << ctx;
       EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, s, p));
       EXPECT_LE(p.shared_bytes, caps.max_shared_memory);
       EXPECT_NE(p.describe().find("8 subgroups x 16-token tiles"), std::string::npos) << p.describe();
@@ -431,9 +434,9 @@ TEST(Plan, TensorCoresTakeEightSubgroupsForTurboRowsOnTheMmasRowSide) {
 
 // Every tc plan over a grid of shapes (type pairs, head dims, GQA, m, depths, batches; KHR and NV
 // matrices) stays within what decode_tc.comp holds: 4, 6 or 8 subgroups (rows16: 4 or 8, and 8
-// unasked only over turbo K and V), at most 8 rows a workgroup (rows16: 16) in equal chunks that
-// cover the group's rows, whole-step splits that cover the context, and the shared memory the
-// kernel declares, within the device's.
+// unasked only over turbo K and V or beside turbo4's 256-entry table), at most 8 rows a
+// workgroup (rows16: 16) in equal chunks that cover the group's rows, whole-step splits that
+// cover the context, and the shared memory the kernel declares, within the device's.
 TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
   const KvType types[] = {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4};
   struct Heads {
@@ -468,8 +471,8 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
                   if (p.rows16) {
                     EXPECT_TRUE(caps.mma_b_native) << at;
                     EXPECT_NE(subgroups, 6u) << at;
-                    if (subgroups == 8) {
-                      EXPECT_TRUE(traits(k).is_turbo && traits(v).is_turbo) << at;
+                    if (subgroups == 8) {  // (or turbo4's 256-entry table beside rows: one an SM)
+                      EXPECT_TRUE((traits(k).is_turbo && traits(v).is_turbo) || p.tab256) << at;
                     }
                   }
                   EXPECT_GE(p.rows, 1u) << at;
@@ -497,11 +500,10 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
   EXPECT_GT(planned, 0u);
 }
 
-// turbo4's tc table folds its first negative bit in (128 entries of 16 copies, 16 KB: tab128)
-// where it is the only table and its 8 KB more leave the SMs no more tokens each: not where the
-// plan had three workgroups an SM of shorter splits (a ragged batch 16 at 8K), nor beside another
-// turbo type's table.
-TEST(Plan, Turbo4TableOf128WhereItCostsTheSmsNoTokens) {
+// turbo4's tc table holds both negative bits (256 entries of 16 copies, 32 KB: tab256) wherever it
+// is the only table: one workgroup an SM, of eight subgroups (as many warps as two of four); not
+// beside another turbo type's table, nor off the tensor cores.
+TEST(Plan, Turbo4TableOf256WhereItIsTheOnlyTable) {
   const auto caps = h100_tensor_cores();
   PlanRequest tc;
   tc.variant = Variant::tc;
@@ -514,23 +516,26 @@ TEST(Plan, Turbo4TableOf128WhereItCostsTheSmsNoTokens) {
   };
   for (uint32_t ctx : {8192u, 32768u, 131072u}) {
     const auto p = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx), tc);
-    EXPECT_TRUE(p.tab128) << ctx << ": " << p.describe();
-    EXPECT_GE(p.shared_bytes, 8u * 16u * 128u);
+    EXPECT_TRUE(p.tab256) << ctx << ": " << p.describe();
+    EXPECT_GE(p.shared_bytes, 8u * 16u * 256u);
     EXPECT_EQ(p.shared_bytes, decode_shared_bytes(caps, shape(KvType::turbo4, KvType::turbo4, ctx), p));
-    EXPECT_TRUE(plan_decode(caps, shape(KvType::turbo4, KvType::f16, ctx), tc).tab128) << ctx;
-    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo3, ctx), tc).tab128) << ctx;
-    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo4, ctx), tc).tab128) << ctx;
-    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo3, ctx), tc).tab128) << ctx;
-    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx)).tab128) << ctx;  // (not tc)
+    EXPECT_EQ(p.per_unit, 1u) << p.describe();
+    EXPECT_EQ(p.workgroup, 256u) << p.describe();
+    EXPECT_TRUE(plan_decode(caps, shape(KvType::turbo4, KvType::f16, ctx), tc).tab256) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo3, ctx), tc).tab256) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo4, ctx), tc).tab256) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo3, ctx), tc).tab256) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx)).tab256) << ctx;  // (not tc)
   }
-  // The ragged batch: three workgroups an SM of 64-entry tables, shorter splits than two of 128.
   const auto b16 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 8192, 16), tc);
-  EXPECT_FALSE(b16.tab128) << b16.describe();
-  EXPECT_EQ(b16.per_unit, 3u) << b16.describe();
-  EXPECT_LT(b16.shared_bytes, 8u * 16u * 128u);
-  // 128K: two workgroups of 4032 tokens with it as three of 2688 without: as many tokens an SM.
-  const auto t128 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 131072), tc);
-  EXPECT_EQ(t128.per_unit * t128.chunk, 8064u) << t128.describe();
+  EXPECT_TRUE(b16.tab256) << b16.describe();
+  EXPECT_EQ(b16.workgroup, 256u) << b16.describe();
+  // Subgroups asked for are kept.
+  PlanRequest four = tc;
+  four.subgroups = 4;
+  const auto p4 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 32768), four);
+  EXPECT_TRUE(p4.tab256) << p4.describe();
+  EXPECT_EQ(p4.workgroup, 128u) << p4.describe();
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
