@@ -433,18 +433,25 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   const DecodePlan narrow = plan_with_table(caps, s, request, false);
   // turbo4's tc table of 256 entries (both negative bits folded in: a pair's sign work, ~3 ALU
-  // instructions, gone) wherever it is the only table and fits (tab256, in plan_with_table: one
-  // workgroup an SM of eight subgroups). H200, session 39 run 5: every shape measured gained
-  // (docs/targets.md, the tuning log's section 46). (Session 27's 128 entries, the first bit
-  // alone in 16 KB, had paid only where they cost the SMs no tokens.)
+  // instructions, gone) where it is the only table and fits (tab256, in plan_with_table: one
+  // workgroup an SM of eight subgroups), unless its plan then leaves idle more than a tenth of
+  // the SMs that the 64-entry one fills (short contexts: its splits take twice the tokens). H200,
+  // session 39 run 5, us, 64 / 256 entries: turbo4 1K 12.5 / 19.0 (one split: 8 workgroups), 2K
+  // 12.5 / 13.4 (64 workgroups), 4K 14.6 / 13.2 (128), 8K 17.9 / 16.0, 32K 34.7 / 28.4, 128K 94.6
+  // / 78.5; m 2 8K 22.6 / 18.2, 32K 39.0 / 33.1; m 3 32K 45.6 / 41.0; m 8 32K 75.8 / 65.4; batch
+  // 16 8K 105.0 / 87.1; beside q8_0 or f16 within -5% / +3%. (Session 27's 128 entries, the first
+  // bit alone in 16 KB, had paid only where they cost the SMs no tokens.)
   if (narrow.variant != Variant::tc || (s.k_type != KvType::turbo4 && s.v_type != KvType::turbo4) ||
       (s.k_type != s.v_type && traits(s.k_type).is_turbo && traits(s.v_type).is_turbo))
     return narrow;
+  DecodePlan wide;
   try {
-    return plan_with_table(caps, s, request, true);
+    wide = plan_with_table(caps, s, request, true);
   } catch (const Error&) {  // (its shared memory past the device's)
     return narrow;
   }
+  const uint64_t filled = std::min<uint64_t>(narrow.workgroups, compute_units(caps));
+  return 10 * uint64_t(wide.workgroups) >= 9 * filled ? wide : narrow;
 }
 
 std::string DecodePlan::describe() const {

@@ -500,9 +500,10 @@ TEST(Plan, TensorCorePlansStayWithinTheKernelOverAGridOfShapes) {
   EXPECT_GT(planned, 0u);
 }
 
-// turbo4's tc table holds both negative bits (256 entries of 16 copies, 32 KB: tab256) wherever it
-// is the only table: one workgroup an SM, of eight subgroups (as many warps as two of four); not
-// beside another turbo type's table, nor off the tensor cores.
+// turbo4's tc table holds both negative bits (256 entries of 16 copies, 32 KB: tab256) where it is
+// the only table: one workgroup an SM, of eight subgroups (as many warps as two of four); not
+// beside another turbo type's table, nor off the tensor cores, nor where its plan would leave
+// idle SMs that the 64-entry table's fills (1K, 2K: its splits take twice the tokens).
 TEST(Plan, Turbo4TableOf256WhereItIsTheOnlyTable) {
   const auto caps = h100_tensor_cores();
   PlanRequest tc;
@@ -526,6 +527,11 @@ TEST(Plan, Turbo4TableOf256WhereItIsTheOnlyTable) {
     EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo4, ctx), tc).tab256) << ctx;
     EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo3, KvType::turbo3, ctx), tc).tab256) << ctx;
     EXPECT_FALSE(plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx)).tab256) << ctx;  // (not tc)
+  }
+  for (uint32_t ctx : {1024u, 2048u}) {
+    const auto p = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx), tc);
+    EXPECT_FALSE(p.tab256) << ctx << ": " << p.describe();
+    EXPECT_EQ(p.per_unit, 2u) << p.describe();
   }
   const auto b16 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 8192, 16), tc);
   EXPECT_TRUE(b16.tab256) << b16.describe();
