@@ -419,9 +419,9 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
   }
   if (p.tab256 && p.workgroup < 256 && !request.subgroups && !request.splits) {
     // turbo4's 256-entry table (32 KB) leaves one workgroup an SM: eight subgroups, as many warps
-    // as two of four. H200, session 39 run 4, us, main (64 entries, 4 or 6 subgroups, two or three
-    // an SM) / 256 entries in one workgroup of 4 / of 8 subgroups: turbo4 32K 34.6 / 37.7 / 28.5,
-    // 128K 95.0 / 112.8 / 78.2, batch 16 8K 105.3 / 120.5 / 86.4.
+    // as two of four. H200, session 39 run 4, us, before (64 or 128 entries, two or three
+    // workgroups an SM) / 256 entries in one workgroup of 4 / of 8 subgroups: turbo4 32K 34.6 /
+    // 37.7 / 28.5, 128K 95.0 / 112.8 / 78.2, batch 16 8K 105.3 / 120.5 / 86.4.
     const DecodePlan eight = with_subgroups(8);
     if (eight.shared_bytes <= budget) p = eight;
   }
@@ -435,12 +435,13 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // turbo4's tc table of 256 entries (both negative bits folded in: a pair's sign work, ~3 ALU
   // instructions, gone) where it is the only table and fits (tab256, in plan_with_table: one
   // workgroup an SM of eight subgroups), unless its plan then leaves idle more than a tenth of
-  // the SMs that the 64-entry one fills (short contexts: its splits take twice the tokens). H200,
-  // session 39 run 5, us, 64 / 256 entries: turbo4 1K 12.5 / 19.0 (one split: 8 workgroups), 2K
-  // 12.5 / 13.4 (64 workgroups), 4K 14.6 / 13.2 (128), 8K 17.9 / 16.0, 32K 34.7 / 28.4, 128K 94.6
-  // / 78.5; m 2 8K 22.6 / 18.2, 32K 39.0 / 33.1; m 3 32K 45.6 / 41.0; m 8 32K 75.8 / 65.4; batch
-  // 16 8K 105.0 / 87.1; beside q8_0 or f16 within -5% / +3%. (Session 27's 128 entries, the first
-  // bit alone in 16 KB, had paid only where they cost the SMs no tokens.)
+  // the SMs that the 64-entry one fills (short contexts: its splits take twice the tokens).
+  // H200, session 39 run 5, us, before (64 or 128 entries) / 256: turbo4 1K 12.5 / 19.0 (one
+  // split: 8 workgroups), 2K 12.5 / 13.4 (64 workgroups), 4K 14.6 / 13.2 (128), 8K 17.9 / 16.0,
+  // 32K 34.7 / 28.4, 128K 94.6 / 78.5; m 2 8K 22.6 / 18.2, 32K 39.0 / 33.1; m 3 32K 45.6 / 41.0;
+  // m 8 32K 75.8 / 65.4; batch 16 8K 105.0 / 87.1; beside q8_0 or f16 within -5% / +3%.
+  // (Session 27's 128 entries, the first bit alone in 16 KB, had paid only where they cost the
+  // SMs no tokens.)
   if (narrow.variant != Variant::tc || (s.k_type != KvType::turbo4 && s.v_type != KvType::turbo4) ||
       (s.k_type != s.v_type && traits(s.k_type).is_turbo && traits(s.v_type).is_turbo))
     return narrow;
