@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -43,7 +44,7 @@ ReadBandwidth measure_read_bandwidth(vk::Context& ctx, uint32_t repeats);
 enum class IssueKind : uint32_t { int32 = 0, fp32 = 1, mma = 2, mix = 3, alu = 4, imad = 5 };
 // The kinds' names, by value (turboprof issue --kinds): "int", "fp32", "mma", "mix", "alu", "imad".
 inline constexpr const char* issue_kind_names[] = {"int", "fp32", "mma", "mix", "alu", "imad"};
-inline constexpr uint32_t issue_kinds = 6;
+inline constexpr uint32_t issue_kinds = uint32_t(std::size(issue_kind_names));
 struct IssueProbe {
   IssueKind kind = IssueKind::int32;
   uint32_t body = 1, iters = 1, warps_per_unit = 16;
