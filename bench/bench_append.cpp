@@ -178,7 +178,7 @@ class AppendBench {
 
   // Appends of one token to every layer: the GPU time of each (µs), `repeat` in one submission.
   std::vector<double> time() {
-    return time_repeats([&](vk::Recorder& r, uint64_t token) {
+    return time_repeats(s_.ctx, [&](vk::Recorder& r, uint64_t token) {
       for (uint32_t layer = 0; layer < s_.layers; ++layer) {
         const uint64_t at = (token * s_.layers + layer) * row_bytes_;
         cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
@@ -186,10 +186,16 @@ class AppendBench {
     });
   }
 
-  // Whole decode steps (a call per layer, one token, batch 1) at the cache's depth, `repeat` in one
-  // submission, three ways: decode calls alone; an append then a decode call per layer
-  // (record_append, record); and the fused call per layer (Decoder::record_append_decode). The
-  // GPU time of each step (µs), per way.
+  // Whole decode steps (a call per layer, one token, batch 1) over `ctx` tokens, `repeat` in one
+  // submission, three ways: decode calls alone (the cache at ctx tokens); an append then a decode
+  // call per layer (record_append, record); and the fused call per layer
+  // (Decoder::record_append_decode), these two appending the ctx-th token to a cache of ctx - 1.
+  // So all three attend the same tokens and plan alike, and their differences are the append's
+  // cost. (Until session 40 the appending ways attended ctx + 1 tokens, so that a plan change
+  // between ctx and ctx + 1 was charged to the append: turbo4's 256-entry plan fits 4096 tokens
+  // and not 4097. On the H200 this did not move P7 for turbo4, ~11% either way: its fused call
+  // is as slow with that plan as with the 64-entry one; bench/results/2026-11-29-session40/.)
+  // The GPU time of each step (µs), per way.
   struct Steps {
     std::vector<double> decode, separate, fused;
   };
@@ -219,7 +225,8 @@ class AppendBench {
     Steps steps;
     for (int way = 0; way < 3; ++way) {
       auto& dst = way == 0 ? steps.decode : way == 1 ? steps.separate : steps.fused;
-      dst = time_repeats([&](vk::Recorder& r, uint64_t token) {
+      if (way == 1) cache_->truncate(seq_, s_.ctx - 1);  // (the appending ways add the ctx-th token)
+      dst = time_repeats(way == 0 ? s_.ctx : s_.ctx - 1, [&](vk::Recorder& r, uint64_t token) {
         for (uint32_t layer = 0; layer < s_.layers; ++layer) {
           const uint64_t at = (token * s_.layers + layer) * row_bytes_;
           if (way == 0) {
@@ -234,6 +241,12 @@ class AppendBench {
         }
       });
     }
+    // The cache back at ctx tokens for the next call's decode way.
+    ctx.run([&](vk::Recorder& r) {
+      for (uint32_t layer = 0; layer < s_.layers; ++layer)
+        cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), layer * row_bytes_, format_},
+                              {v_src_.handle(), layer * row_bytes_, format_});
+    });
     return steps;
   }
 
@@ -259,8 +272,8 @@ class AppendBench {
   }
 
   // `repeat` steps recorded by step(recorder, source token) into one submission after a warm-up,
-  // the sequence rolled back to its depth after each submission: the GPU time of each step (µs).
-  std::vector<double> time_repeats(const std::function<void(vk::Recorder&, uint64_t)>& step) {
+  // the sequence rolled back to `depth` tokens after each submission: the GPU time of each step (µs).
+  std::vector<double> time_repeats(uint32_t depth, const std::function<void(vk::Recorder&, uint64_t)>& step) {
     auto& ctx = *context();
     const uint32_t repeat = s_.repeat;
     vk::TimestampPool timer(ctx, 2 * repeat);
@@ -272,7 +285,7 @@ class AppendBench {
         if (timed) timer.write(r, 2 * i + 1);
       }
     };
-    const auto rollback = [&] { cache_->truncate(seq_, s_.ctx); };
+    const auto rollback = [&] { cache_->truncate(seq_, depth); };
     const auto untimed = [&](vk::Recorder& r) { record(r, false); };
     warm_up(ctx, untimed, rollback);
     ctx.run([&](vk::Recorder& r) { record(r, true); });
