@@ -62,10 +62,11 @@ fused_ab() {
 # sass NAME LABEL ARGS...: the machine code of the pipelines that turboprof ARGS of build LABEL
 # builds (own empty pipeline cache; bench/sass_dump.py), as one archive $R/sass-NAME.tar.gz (the
 # .sass files; one file, since only a few files come back from a call) and its index
-# $R/sass-NAME.txt (instructions and opcode counts per pipeline).
+# $R/sass-NAME.txt (instructions and opcode counts per pipeline). SASS_BIN=BIN runs BIN instead
+# of turboprof (e.g. build-slim/bench/bench_append, whose fused rows build decode_tc_append).
 sass() {
-  local n=$1 l=$2 b=$P; shift 2
-  [ "$l" = main ] || b=$P-$l
+  local n=$1 l=$2 b=${SASS_BIN:-$P}; shift 2
+  [ "$l" = main ] || b=$b-$l
   rm -rf "/tmp/sass-$n" "/tmp/sass-out-$n"
   TKV_CACHE_DIR=/tmp/sass-$n timeout 60 "$b" "$@" > /dev/null 2>&1
   python3 bench/sass_dump.py "/tmp/sass-out-$n" "/tmp/sass-$n" > "$R/sass-$n.txt" 2>&1

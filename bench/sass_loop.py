@@ -6,6 +6,9 @@ the tc kernel's tile loop). Prints its address range, its length, and its instru
 (IMAD.MOV counted as MOV: the register copies the driver's allocator adds). Those counts are
 static: both sides of every branch inside the loop are included.
 
+It also counts the local-memory stores and loads (STL, LDL: the driver's register spills) in the
+whole pipeline and in the loop.
+
 It also prints the steady path: the instructions one iteration executes when it takes the
 shortest way through the loop's branches that still runs every block holding a global load (LDG),
 and its instructions by opcode.
@@ -102,6 +105,13 @@ def pipe(text):
     """The pipe class of an instruction, by its mnemonic (IMAD.MOV is imad; a plain MOV is alu)."""
     base = mnemonic(text).split('.')[0]
     return next((k for k, ops in PIPES.items() if base in ops), "other")
+
+
+def spills(ins):
+    """Local-memory stores and loads (STL, LDL) among (address, text) instructions: the driver's
+    register spills (the tc kernel uses no local arrays)."""
+    ops = collections.Counter(opcode(t) for _, t in ins)
+    return {"STL": ops["STL"], "LDL": ops["LDL"]}
 
 
 def class_cost(texts, costs):
@@ -238,6 +248,9 @@ def self_test():
         (round(class_cost(texts, COSTS)[1], 6), 24.4, "class-cost estimate"),
         # An H200 HMMA's second word (session 38): stall 1, yield, no barriers set, waits on 0-2.
         (controls(f.name + ".hex"), {0x2580: dict(stall=1, yld=1, wb=7, rb=7, wait=7)}, "control bits"),
+        (spills(body), {"STL": 0, "LDL": 0}, "spills in the loop"),
+        (spills([(0, "STL [R1+0x10], R2"), (16, "@!P0 LDL.64 R4, [R1+0x8]"), (32, "LDG.E R0, desc[UR4][R2.64]")]),
+         {"STL": 1, "LDL": 1}, "spills counted"),
     ]
     bad = [(got, want, what) for got, want, what in checks if got != want]
     for got, want, what in bad:
@@ -263,12 +276,15 @@ def main():
         return self_test()
     if not args.sass:
         ap.error("no input (or --self-test)")
-    best = find_loop(instructions(args.sass), args.holds)
+    every = instructions(args.sass)
+    best = find_loop(every, args.holds)
     if best is None:
         print("no backward branch around %s" % args.holds)
         return
     ops = collections.Counter(opcode(text) for _, text in best)
     print("loop 0x%x-0x%x: %d instructions" % (best[0][0], best[-1][0], len(best)))
+    print("local memory (register spills): %s in the pipeline, %s in the loop" % tuple(
+        ", ".join("%s %d" % kv for kv in spills(x).items()) for x in (every, best)))
     print(", ".join("%s %d" % kv for kv in ops.most_common()))
     steady = steady_path(best)
     if steady is None:
