@@ -86,13 +86,14 @@ loops() {
   rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
 }
 # rounds REPS "LABEL..." ARGS...: REPS rounds of turboprof ARGS for each LABEL in turn, into
-# ab.txt (rows prefixed "ROUND LABEL"; bench/ab_summary.py reads them), a progress line a round.
-# (Sessions 37-38's A/B scripts wrote this loop out by hand; export settings before calling.)
+# ab.txt, or AB_FILE (rows prefixed "ROUND LABEL"; bench/ab_summary.py reads them, keyed by type,
+# mode and depth: give m, batch or other variants a file each), a progress line a round.
+# (Sessions 37-40's A/B scripts wrote this loop out by hand; export settings before calling.)
 rounds() {
-  local reps=$1 labels=$2 rep l; shift 2
+  local reps=$1 labels=$2 f=${AB_FILE:-ab.txt} rep l; shift 2
   for rep in $(seq "$reps"); do
-    for l in $labels; do rows ab.txt "$rep $l" "$l" "$@"; done
-    lg "ab $rep"
+    for l in $labels; do rows "$f" "$rep $l" "$l" "$@"; done
+    lg "$f $rep"
   done
 }
 # probe_loops NAME "OPCODE..." ARGS...: sass NAME main ARGS... (turboprof issue's pipelines, which
