@@ -1,19 +1,35 @@
 #!/usr/bin/env bash
-# Prepared in session 40, not run (no device time left). carry [".gl", ".pk"]; pack at main:
-# bash bench/pack_gpu.sh
+# Prepared in session 40, not run (no device time left). carry [".gl", ".pk"]; pack at main with
+# the experiment as a label:
+#   git checkout -b exp-restrict && git apply bench/results/2026-11-29-session40/patches/fused-restrict-not-run.patch \
+#     && git commit -qam "exp fused-restrict" && git checkout main
+#   bash bench/pack_gpu.sh restrict=exp-restrict:bench_append,test_append_decode
 # P7 turbo4: the fused call with the 256-entry plan runs its tiles 37% slower than the decode call
-# with the same plan (runs 5-6), its merge 80% slower. Suspect: register spills in
-# decode_tc_append at 256 invocations (a cap that lets two workgroups an SM), or a loop that
-# lost the 256-entry table's merged reads. The machine code of both pipelines of bench_append's
-# turbo4 fused row (its decode way builds decode_tc, its fused way decode_tc_append, one plan),
-# through bench/sass_loop.py (registers, STL/LDL in the pipeline and the loop, steady path).
-# Prediction if spills: STL/LDL > 0 in decode_tc_append alone; if not, a steady path ~200
-# instructions longer than decode_tc's 575.
+# with the same plan (runs 5-6), its merge 80% slower; with the 64-entry plan (two workgroups an
+# SM) the fused tiles are 8% slower. One workgroup an SM hides no stall of its own, so suspect a
+# latency the plain pipeline hides and the fused one exposes: the fused pipeline also binds the
+# pools writable (bindings 10, 11), so the driver may not hoist or cache the plain views' loads
+# as it does in decode_tc. Or register spills.
+# 1. The machine code of both pipelines of bench_append's turbo4 and turbo3 fused rows (its decode
+#    way builds decode_tc, its fused way decode_tc_append, one plan each), through
+#    bench/sass_loop.py: registers, STL/LDL, steady path, and the loads' form (LDG.E.CONSTANT or
+#    not) in `sass_loop.py --list`'s output if needed.
+# 2. fused-restrict (the plain views declared restrict in decode_tc_append) against main: P7's
+#    rows for turbo4 and turbo3, two rounds. Prediction if the aliasing is the cause: turbo4
+#    ~11% -> ~3-4%, turbo3 3.5% -> ~2.5%; else no change. (test_append_decode of the experiment
+#    runs beside the SASS dumps, whose timings do not matter.)
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
-export TKV_BENCH_TYPES=turbo4 TKV_BENCH_APPEND_FORMATS=f16 TKV_BENCH_REPEAT=8
-SASS_BIN=build-slim/bench/bench_append loops fused main --benchmark_filter=fused/llama8b/turbo4/f16
-export TKV_BENCH_TYPES=turbo3
-SASS_BIN=build-slim/bench/bench_append loops fused3 main --benchmark_filter=fused/llama8b/turbo3/f16
+tst app-restrict 240 build-slim/tests/test_append_decode-restrict &  # (its fused tc kernel's correctness)
+export TKV_BENCH_APPEND_FORMATS=f16 TKV_BENCH_REPEAT=8
+for t in turbo4 turbo3; do
+  TKV_BENCH_TYPES=$t SASS_BIN=build-slim/bench/bench_append loops "$t" main --benchmark_filter=fused/llama8b/$t/f16
+  TKV_BENCH_TYPES=$t SASS_BIN=build-slim/bench/bench_append loops "$t-r" restrict --benchmark_filter=fused/llama8b/$t/f16
+done
 lg loops
+wait
+unset TKV_BENCH_APPEND_FORMATS TKV_BENCH_REPEAT
+apps 2 turbo4,turbo3 main restrict
+cat $R/progress.txt $R/device.txt
 grep -E "^==|local memory|steady path|pipes" $R/loops.txt
+append_summary
