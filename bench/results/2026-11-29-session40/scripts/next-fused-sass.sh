@@ -8,8 +8,9 @@
 # with the same plan (runs 5-6), its merge 80% slower; with the 64-entry plan (two workgroups an
 # SM) the fused tiles are 8% slower. One workgroup an SM hides no stall of its own, so suspect a
 # latency the plain pipeline hides and the fused one exposes: the fused pipeline also binds the
-# pools writable (bindings 10, 11), so the driver may not hoist or cache the plain views' loads
-# as it does in decode_tc. Or register spills.
+# pools writable (bindings 10, 11), so the driver may not schedule the plain views' loads as it
+# does in decode_tc (their form is the same, LDG.E.CONSTANT, in session 33's fused SASS of the
+# 64-entry plan). Or register spills, or a longer loop in the 256-entry fused pipeline alone.
 # 1. The machine code of both pipelines of bench_append's turbo4 and turbo3 fused rows (its decode
 #    way builds decode_tc, its fused way decode_tc_append, one plan each), through
 #    bench/sass_loop.py: registers, STL/LDL, steady path, and the loads' form (LDG.E.CONSTANT or
