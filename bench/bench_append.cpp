@@ -190,11 +190,12 @@ class AppendBench {
   // submission, three ways: decode calls alone (the cache at ctx tokens); an append then a decode
   // call per layer (record_append, record); and the fused call per layer
   // (Decoder::record_append_decode), these two appending the ctx-th token to a cache of ctx - 1.
-  // So all three attend the same tokens and plan alike, and their differences are the append's
-  // cost. (Until session 40 the appending ways attended ctx + 1 tokens, so that a plan change
-  // between ctx and ctx + 1 was charged to the append: turbo4's 256-entry plan fits 4096 tokens
-  // and not 4097. On the H200 this did not move P7 for turbo4, ~11% either way: its fused call
-  // is as slow with that plan as with the 64-entry one; bench/results/2026-11-29-session40/.)
+  // So all three attend the same tokens and plan alike, in every step (time_repeats rolls the
+  // sequence back before each), and their differences are the append's cost. (Until session 40
+  // the appending ways attended ctx + 1 tokens, and until session 41 step i of a submission
+  // ctx + i: a plan change past ctx was charged to the append. turbo4's 256-entry plan fits 4096
+  // tokens and not 4097, and the median step of 64 attended ~4128: P7's turbo4 read ~11%;
+  // bench/results/2026-11-29-session41/.)
   // The GPU time of each step (µs), per way.
   struct Steps {
     std::vector<double> decode, separate, fused;
@@ -272,20 +273,22 @@ class AppendBench {
   }
 
   // `repeat` steps recorded by step(recorder, source token) into one submission after a warm-up,
-  // the sequence rolled back to `depth` tokens after each submission: the GPU time of each step (µs).
+  // each from the sequence rolled back to `depth` tokens (a host-side length: an appending step
+  // rewrites the position the one before it wrote): the GPU time of each step (µs).
   std::vector<double> time_repeats(uint32_t depth, const std::function<void(vk::Recorder&, uint64_t)>& step) {
     auto& ctx = *context();
     const uint32_t repeat = s_.repeat;
     vk::TimestampPool timer(ctx, 2 * repeat);
+    const auto rollback = [&] { cache_->truncate(seq_, depth); };
     auto record = [&](vk::Recorder& r, bool timed) {
       if (timed) timer.reset(r);
       for (uint32_t i = 0; i < repeat; ++i) {
+        rollback();
         if (timed) timer.write(r, 2 * i);
         step(r, i % kSourceTokens);
         if (timed) timer.write(r, 2 * i + 1);
       }
     };
-    const auto rollback = [&] { cache_->truncate(seq_, depth); };
     const auto untimed = [&](vk::Recorder& r) { record(r, false); };
     warm_up(ctx, untimed, rollback);
     ctx.run([&](vk::Recorder& r) { record(r, true); });

@@ -360,12 +360,20 @@ TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options, b
   DecodeOptions fused_options = options;
   fused_options.fusion = AppendFusion::fused;
   std::vector<TimelineGrid> grids(repeats);
+  const auto rollback = [&] {
+    if (fused)
+      for (size_t b = 0; b < seqs_.size(); ++b) cache_->truncate(seqs_[b], lengths_[b]);
+  };
   // Zeros before every submission: a workgroup that leaves early stamps only its start and flags.
+  // A fused call appends to the bench's lengths, every one: the sequences rolled back before each
+  // (host-side lengths; until session 41 a layer's second call attended one token more, and past
+  // 4096 tokens turbo4's plan changes).
   t.timing = time_repeated(
       *ctx_, repeats,
       [&](vk::Recorder& r, uint32_t i) {
         const uint32_t layer = i % setup_.layers;
         decoder_->set_timeline({trace.handle(), stride * i, stride});
+        rollback();
         if (fused)
           decoder_->record_append_decode(r, layer, seqs_, setup_.m, {k_new_.handle(), 0, row_bytes},
                                          {v_new_.handle(), 0, row_bytes}, {q_.handle(), 0, q_.size()},
@@ -376,11 +384,7 @@ TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options, b
         grids[i] = decoder_->recorded_timeline_grid();
         decoder_->set_timeline({});
       },
-      [&](vk::Recorder& r) { r.fill(trace, 0, VK_WHOLE_SIZE, 0); },
-      [&] {
-        if (fused)
-          for (size_t b = 0; b < seqs_.size(); ++b) cache_->truncate(seqs_[b], lengths_[b]);
-      });
+      [&](vk::Recorder& r) { r.fill(trace, 0, VK_WHOLE_SIZE, 0); }, rollback);
   t.grid = grids.front();
   std::vector<uint32_t> words(stride * repeats / 4);
   vk::download(*ctx_, trace, 0, std::as_writable_bytes(std::span(words)));
