@@ -17,7 +17,8 @@
 //
 //   bench_append [--benchmark_format=json]
 //   env: TKV_BENCH_WORKLOAD (llama8b), TKV_BENCH_TYPES (all), TKV_BENCH_APPEND_CTX (4k),
-//        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (64),
+//        TKV_BENCH_APPEND_FORMATS (f32,f16), TKV_BENCH_LAYERS (the workload's), TKV_BENCH_REPEAT (128:
+//        the fused rows' steps then place the new token at every place of a 128-token split),
 //        TKV_BENCH_VARIANT, TKV_BENCH_SPLITS (the fused rows' decode variant and split count, all
 //        three ways; default the plan's)
 //   On a CPU device (lavapipe) the defaults shrink: 4 layers, 1K, turbo3 and f16, 4 repeats.
@@ -178,24 +179,20 @@ class AppendBench {
 
   // Appends of one token to every layer: the GPU time of each (µs), `repeat` in one submission.
   std::vector<double> time() {
-    return time_repeats(s_.ctx, [&](vk::Recorder& r, uint64_t token) {
-      for (uint32_t layer = 0; layer < s_.layers; ++layer) {
-        const uint64_t at = (token * s_.layers + layer) * row_bytes_;
-        cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
-      }
-    });
+    return time_repeats(s_.ctx, [&](vk::Recorder& r, uint64_t token) { record_token(r, token); });
   }
 
-  // Whole decode steps (a call per layer, one token, batch 1) over `ctx` tokens, `repeat` in one
-  // submission, three ways: decode calls alone (the cache at ctx tokens); an append then a decode
-  // call per layer (record_append, record); and the fused call per layer
-  // (Decoder::record_append_decode), these two appending the ctx-th token to a cache of ctx - 1.
-  // So all three attend the same tokens and plan alike, in every step (time_repeats rolls the
-  // sequence back before each), and their differences are the append's cost. (Until session 40
-  // the appending ways attended ctx + 1 tokens, and until session 41 step i of a submission
-  // ctx + i: a plan change past ctx was charged to the append. turbo4's 256-entry plan fits 4096
-  // tokens and not 4097, and the median step of 64 attended ~4128: P7's turbo4 read ~11%;
-  // bench/results/2026-11-29-session41/.)
+  // Whole decode steps (a call per layer, one token, batch 1), `repeat` in one submission, three
+  // ways: decode calls alone; an append then a decode call per layer (record_append, record); and
+  // the fused call per layer (Decoder::record_append_decode). In each way step i attends ctx + i
+  // tokens, as an engine's steps from ctx do: the appending ways add token ctx + i to a cache of
+  // ctx + i - 1, and the decode way appends one token after each step, outside its timestamps. So
+  // the three plan alike step by step, and their differences are the append's cost, over the
+  // places a new token takes in its split (at exactly ctx it ends a full split, the fused call's
+  // slowest place; a step later it starts one).
+  // (Until session 40 the decode way attended ctx tokens in every step and the appending ways
+  // ctx + 1 + i: a plan change past ctx was charged to the append. turbo4's 256-entry plan fits
+  // 4096 tokens and not 4097, and P7's turbo4 read ~11%; bench/results/2026-11-29-session41/.)
   // The GPU time of each step (µs), per way.
   struct Steps {
     std::vector<double> decode, separate, fused;
@@ -227,6 +224,9 @@ class AppendBench {
     for (int way = 0; way < 3; ++way) {
       auto& dst = way == 0 ? steps.decode : way == 1 ? steps.separate : steps.fused;
       if (way == 1) cache_->truncate(seq_, s_.ctx - 1);  // (the appending ways add the ctx-th token)
+      const auto after = way == 0 ? std::function<void(vk::Recorder&, uint64_t)>(
+                                        [&](vk::Recorder& r, uint64_t token) { record_token(r, token); })
+                                  : nullptr;
       dst = time_repeats(way == 0 ? s_.ctx : s_.ctx - 1, [&](vk::Recorder& r, uint64_t token) {
         for (uint32_t layer = 0; layer < s_.layers; ++layer) {
           const uint64_t at = (token * s_.layers + layer) * row_bytes_;
@@ -240,14 +240,10 @@ class AppendBench {
                                            {v_src_.handle(), at, row_bytes_, tf}, q, out, fused);
           }
         }
-      });
+      }, after);
     }
     // The cache back at ctx tokens for the next call's decode way.
-    ctx.run([&](vk::Recorder& r) {
-      for (uint32_t layer = 0; layer < s_.layers; ++layer)
-        cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), layer * row_bytes_, format_},
-                              {v_src_.handle(), layer * row_bytes_, format_});
-    });
+    ctx.run([&](vk::Recorder& r) { record_token(r, 0); });
     return steps;
   }
 
@@ -272,23 +268,32 @@ class AppendBench {
     return b;
   }
 
+  // One token of source `token` appended to every layer (record_append).
+  void record_token(vk::Recorder& r, uint64_t token) {
+    for (uint32_t layer = 0; layer < s_.layers; ++layer) {
+      const uint64_t at = (token * s_.layers + layer) * row_bytes_;
+      cache_->record_append(r, seq_, layer, 1, {k_src_.handle(), at, format_}, {v_src_.handle(), at, format_});
+    }
+  }
+
   // `repeat` steps recorded by step(recorder, source token) into one submission after a warm-up,
-  // each from the sequence rolled back to `depth` tokens (a host-side length: an appending step
-  // rewrites the position the one before it wrote): the GPU time of each step (µs).
-  std::vector<double> time_repeats(uint32_t depth, const std::function<void(vk::Recorder&, uint64_t)>& step) {
+  // each followed by after(recorder, source token) outside its timestamps if given, the sequence
+  // rolled back to `depth` tokens after each submission: the GPU time of each step (µs).
+  std::vector<double> time_repeats(uint32_t depth, const std::function<void(vk::Recorder&, uint64_t)>& step,
+                                   const std::function<void(vk::Recorder&, uint64_t)>& after = nullptr) {
     auto& ctx = *context();
     const uint32_t repeat = s_.repeat;
     vk::TimestampPool timer(ctx, 2 * repeat);
-    const auto rollback = [&] { cache_->truncate(seq_, depth); };
     auto record = [&](vk::Recorder& r, bool timed) {
       if (timed) timer.reset(r);
       for (uint32_t i = 0; i < repeat; ++i) {
-        rollback();
         if (timed) timer.write(r, 2 * i);
         step(r, i % kSourceTokens);
         if (timed) timer.write(r, 2 * i + 1);
+        if (after) after(r, i % kSourceTokens);
       }
     };
+    const auto rollback = [&] { cache_->truncate(seq_, depth); };
     const auto untimed = [&](vk::Recorder& r) { record(r, false); };
     warm_up(ctx, untimed, rollback);
     ctx.run([&](vk::Recorder& r) { record(r, true); });
@@ -394,7 +399,7 @@ int main(int argc, char** argv) {
     Settings s{find_workload(env_or("TKV_BENCH_WORKLOAD", "llama8b")), 0, 0, 0};
     s.layers = env_uint("TKV_BENCH_LAYERS", cpu ? 4 : s.w.layers);
     s.ctx = parse_depths(env_or("TKV_BENCH_APPEND_CTX", cpu ? "1k" : "4k")).front();
-    s.repeat = env_uint("TKV_BENCH_REPEAT", cpu ? 4 : 64);
+    s.repeat = env_uint("TKV_BENCH_REPEAT", cpu ? 4 : 128);
     const auto pairs = parse_type_pairs(env_or("TKV_BENCH_TYPES", cpu ? "turbo3,f16" : "all"));
     const auto formats = parse_formats(env_or("TKV_BENCH_APPEND_FORMATS", "f32,f16"));
     const uint32_t iterations = cpu ? 1 : 3;
