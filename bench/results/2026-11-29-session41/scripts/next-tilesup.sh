@@ -11,8 +11,9 @@
 # every place of the new token. One difference left is the order: a fused call takes every
 # split's tiles from each subgroup's last down (TILES_DOWN), so that new tokens are only ever a
 # first fetch; only the split that holds them needs that. tilesup sets the order per split: down
-# where the split holds new tokens, up elsewhere (test_append_decode passes on lavapipe, 7 of 8
-# run there, one GPU-only).
+# where the split holds new tokens, up elsewhere. It compiles; it has had no test of the tc
+# kernel (lavapipe has no cooperative matrices, so only the GPU runs decode_tc: the script's
+# test_append_decode-tilesup is that test).
 # Prediction if the order is the cause: turbo3's fused tiles (timeline medians) 3.01 -> ~2.7 us;
 # P7 turbo3 ~3.9% -> ~2%, turbo2 ~3-4% -> ~2-3%; q8_0 unchanged (its tiles were already equal).
 # Else no change, and the suspect is the fused pipeline's code placement or registers (turbo3:
