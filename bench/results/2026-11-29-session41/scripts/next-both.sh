@@ -14,7 +14,8 @@ tst app-rowpatch 240 build-slim/tests/test_append_decode-rowpatch &
 wait
 labels=main
 for l in tilesup rowpatch; do
-  grep -A40 "===== app-$l" $R/tests.txt | grep -q "FAILED" || labels="$labels $l"
+  out=$(awk -v h="===== app-$l" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' $R/tests.txt)
+  echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED" && labels="$labels $l"
 done
 lg "timed: $labels"
 for l in $labels; do
