@@ -22,13 +22,8 @@ for l in $labels; do
   tl tl.txt "$l fused 4095" $l --fused --types turbo3,turbo2,q8_0,f16 --ctx 4095 --repeat 20
 done
 lg tl
-for rep in 1 2; do
-  for l in $labels; do
-    TKV_BENCH_TYPES=turbo3,turbo2 app append.txt "$rep $l 4k" $l fused/llama8b
-    TKV_BENCH_TYPES=q8_0,f16 app append.txt "$rep $l 4k" $l fused/llama8b
-  done
-  lg "bench $rep"
-done
+apps 2 turbo3,turbo2 $labels
+apps 2 q8_0,f16 $labels
 cut -c1-330 $R/tl.txt
 cat $R/progress.txt
 append_summary

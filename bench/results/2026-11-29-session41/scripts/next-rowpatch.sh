@@ -25,13 +25,8 @@ tst app-rowpatch 240 build-slim/tests/test_append_decode-rowpatch
 grep -q "PASSED" $R/tests.txt && ! grep -q "FAILED" $R/tests.txt || { cat $R/progress.txt; exit 1; }
 for l in main rowpatch; do tl tl.txt "$l fused 4095" $l --fused --types q8_0,f16,turbo3 --ctx 4095 --repeat 20; done
 lg tl
-for rep in 1 2; do
-  for l in main rowpatch; do
-    TKV_BENCH_TYPES=q8_0,f16 app append.txt "$rep $l 4k" $l fused/llama8b
-  done
-  lg "bench $rep"
-done
-TKV_BENCH_TYPES=turbo3 app append.txt "1 rowpatch 4k" rowpatch fused/llama8b
+apps 2 q8_0,f16 main rowpatch
+apps 1 turbo3 rowpatch
 cut -c1-330 $R/tl.txt
 cat $R/progress.txt
 append_summary

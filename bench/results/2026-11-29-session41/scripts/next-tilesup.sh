@@ -26,13 +26,8 @@ for l in main tilesup; do
   tl tl.txt "$l fused 4159" $l --fused --types turbo3,turbo2,q8_0 --ctx 4159 --repeat 20
 done
 lg tl
-for rep in 1 2; do
-  for l in main tilesup; do
-    TKV_BENCH_TYPES=turbo3,turbo2 app append.txt "$rep $l 4k" $l fused/llama8b
-    TKV_BENCH_TYPES=q8_0 app append.txt "$rep $l 4k" $l fused/llama8b
-  done
-  lg "bench $rep"
-done
+apps 2 turbo3,turbo2 main tilesup
+apps 2 q8_0 main tilesup
 wait
 cut -c1-330 $R/tl.txt
 cat $R/progress.txt
