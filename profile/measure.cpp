@@ -343,11 +343,10 @@ TracedCalls DecodeBench::trace(uint32_t repeats, const DecodeOptions& options, b
   vk::Buffer trace(*ctx_, stride * repeats, vk::MemoryKind::device);
   const uint64_t row_bytes = uint64_t(setup_.batch) * setup_.m * setup_.kv_heads * setup_.head_dim * 4;
   if (fused && !k_new_) {
-    if (setup_.append_room < uint64_t(repeats) * setup_.m)
-      fail(ErrorCode::invalid_argument, "timeline: " + std::to_string(repeats) + " fused calls of " +
-                                            std::to_string(setup_.m) + " tokens need append_room " +
-                                            std::to_string(repeats * setup_.m) + " (the bench has " +
-                                            std::to_string(setup_.append_room) + ")");
+    if (setup_.append_room < setup_.m)
+      fail(ErrorCode::invalid_argument, "timeline: fused calls of " + std::to_string(setup_.m) +
+                                            " tokens need append_room " + std::to_string(setup_.m) +
+                                            " (the bench has " + std::to_string(setup_.append_room) + ")");
     std::mt19937 rng(7);
     std::normal_distribution<float> n(0.0f, 1.0f);
     std::vector<float> rows(row_bytes / 4);

@@ -105,8 +105,7 @@ class DecodeBench {
   Timing time_step(uint32_t layers, uint32_t repeats, const DecodeOptions& options = {});
   // time(), with the timeline kernels (Decoder::set_timeline): needs Context::device_clock().
   // fused: append-decode calls (Decoder::record_append_decode, m random tokens per sequence; the
-  // sequences go back to their lengths after each submission), which need append_room >= repeats
-  // x m.
+  // sequences go back to their lengths before each call), which need append_room >= m.
   TracedCalls trace(uint32_t repeats, const DecodeOptions& options = {}, bool fused = false);
   // Runs one call and returns its output (f32), for checks.
   std::vector<float> run_once(const std::vector<float>& q, const DecodeOptions& options = {});

@@ -198,7 +198,7 @@ int run_timeline(const CommonOptions& o) {
     for (const auto& p : pairs) {
       progress("filling a " + p.label() + " cache to " + depth_label(depth));
       DecodeSetup setup{p.k, p.v, shape.q_heads, shape.kv_heads, shape.head_dim, o.batch, depth, o.m, 0,
-                        o.fused ? o.repeat * o.m : 0};
+                        o.fused ? o.m : 0};
       DecodeBench bench(ctx, setup);
       for (Variant variant : point_variants(caps, shape, p, variants, o.m)) {
         progress("tracing " + p.label() + " " + std::string(variant_name(variant)) + " at " + depth_label(depth));
