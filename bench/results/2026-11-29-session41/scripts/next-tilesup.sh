@@ -14,10 +14,13 @@
 # where the split holds new tokens, up elsewhere. It compiles; it has had no test of the tc
 # kernel (lavapipe has no cooperative matrices, so only the GPU runs decode_tc: the script's
 # test_append_decode-tilesup is that test).
-# Prediction if the order is the cause: turbo3's fused tiles (timeline medians) 3.01 -> ~2.7 us;
-# P7 turbo3 ~3.9% -> ~2%, turbo2 ~3-4% -> ~2-3%; q8_0 unchanged (its tiles were already equal).
-# Else no change, and the suspect is the fused pipeline's code placement or registers (turbo3:
-# R149 fused, R157 plain).
+# Prediction: most likely no change. The memory pattern is symmetric (a 128-token split spans
+# two 64-token pages, and either order takes each subgroup's first fetch from one of them), so a
+# gain would be a surprise. If the order is the cause: turbo3's fused tiles (timeline medians)
+# 3.01 -> ~2.7 us; P7 turbo3 ~3.9% -> ~2%, turbo2 ~3-4% -> ~2-3%; q8_0 unchanged (its tiles were
+# already equal). If not, the suspects left are the fused pipeline's code placement (its loop
+# starts ~30 KB into the binary, after the quantizer, against ~9 KB) or registers (turbo3: R149
+# fused, R157 plain).
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
 tst app-tilesup 240 build-slim/tests/test_append_decode-tilesup &
