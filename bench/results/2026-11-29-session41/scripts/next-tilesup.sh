@@ -19,7 +19,7 @@
 # gain would be a surprise. If the order is the cause: turbo3's fused tiles (timeline medians)
 # 3.01 -> ~2.7 us; P7 turbo3 ~3.9% -> ~2%, turbo2 ~3-4% -> ~2-3%; q8_0 unchanged (its tiles were
 # already equal). If not, the suspects left are the fused pipeline's code placement (its loop
-# starts ~30 KB into the binary, after the quantizer, against ~9 KB) or registers (turbo3: R149
+# starts at 0x95c0, after the quantizer, against 0x22e0; run 1) or registers (turbo3: R149
 # fused, R157 plain).
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
