@@ -14,6 +14,13 @@ tst() {
   { echo "===== $l: $*"; cat "$R/.tst-$l.txt"; } >> "$R/tests.txt"; lg "$l rc $rc"
   grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt"
 }
+# passed LABEL: true when tst's section LABEL of tests.txt passed and holds no failure (A/B
+# scripts time only the labels whose build passed its test).
+passed() {
+  local out
+  out=$(awk -v h="===== $1" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' "$R/tests.txt")
+  echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED"
+}
 # labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
 # else BIN-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, LIMIT seconds at most;
 # its output lines matching PATTERN, each after PREFIX, appended to $R/FILE. (Settings such as

@@ -19,8 +19,7 @@ source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
 tst app-touch 240 build-slim/tests/test_append_decode-touch
 labels=main
-out=$(awk -v h="===== app-touch" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' $R/tests.txt)
-echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED" && labels="$labels touch"
+passed app-touch && labels="$labels touch"
 lg "timed: $labels"
 tls q8_0,turbo3 4095 $labels
 for c in 4096 4161 4160; do
