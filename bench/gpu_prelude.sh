@@ -18,7 +18,7 @@ tst() {
 # scripts time only the labels whose build passed its test).
 passed() {
   local out
-  out=$(awk -v h="===== $1" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' "$R/tests.txt")
+  out=$(awk -v h="===== $1:" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' "$R/tests.txt")
   echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED"
 }
 # labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
