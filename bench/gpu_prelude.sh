@@ -7,12 +7,14 @@ source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
 lg() { echo "[$((SECONDS-T0))s] $*" >> "$R/progress.txt"; }
 # tst LABEL LIMIT COMMAND...: a test binary's output appended to $R/tests.txt under a header; its
-# rc and verdict lines to progress.txt. (Two may run side by side, with different labels.)
+# rc and verdict lines to progress.txt. (Two may run side by side, with different labels: each
+# section is written whole, by one append, so that they do not interleave.)
 tst() {
-  local l=$1 lim=$2; shift 2
-  timeout "$lim" "$@" > "$R/.tst-$l.txt" 2>&1; local rc=$?
-  { echo "===== $l: $*"; cat "$R/.tst-$l.txt"; } >> "$R/tests.txt"; lg "$l rc $rc"
-  grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20 >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt"
+  local l=$1 lim=$2 rc; shift 2
+  { echo "===== $l: $*"; timeout "$lim" "$@" 2>&1; } > "$R/.tst-$l.txt"; rc=$?
+  cat "$R/.tst-$l.txt" >> "$R/tests.txt"
+  { echo "[$((SECONDS-T0))s] $l rc $rc"; grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20; } > "$R/.tst-$l.log"
+  cat "$R/.tst-$l.log" >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt" "$R/.tst-$l.log"
 }
 # passed LABEL: true when tst's section LABEL of tests.txt passed and holds no failure (A/B
 # scripts time only the labels whose build passed its test).
@@ -20,6 +22,17 @@ passed() {
   local out
   out=$(awk -v h="===== $1:" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' "$R/tests.txt")
   echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED"
+}
+# tested TEST LIMIT LABEL...: each LABEL's build of tests/TEST (TEST-LABEL, from pack_gpu.sh's
+# arguments) run side by side (tst labels TEST-LABEL), LIMIT seconds each; then LABELS is main and
+# the labels whose test passed, the ones an A/B script times.
+tested() {
+  local t=$1 lim=$2 l; shift 2
+  for l in "$@"; do tst "$t-$l" "$lim" "build-slim/tests/$t-$l" & done
+  wait
+  LABELS=main
+  for l in "$@"; do passed "$t-$l" && LABELS="$LABELS $l"; done
+  lg "timed: $LABELS"
 }
 # labeled FILE PREFIX LABEL LIMIT PATTERN BIN ARGS...: BIN ARGS of build LABEL (main: the tree's;
 # else BIN-LABEL, from pack_gpu.sh's arguments) with its own pipeline cache, LIMIT seconds at most;

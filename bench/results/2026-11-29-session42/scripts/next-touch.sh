@@ -20,12 +20,8 @@
 # build that fails it is not timed.
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
-tst app-touch 240 build-slim/tests/test_append_decode-touch &
-tst app-touchall 240 build-slim/tests/test_append_decode-touchall &
-wait
-labels=main
-for l in touch touchall; do passed app-$l && labels="$labels $l"; done
-lg "timed: $labels"
+tested test_append_decode 240 touch touchall
+labels=$LABELS
 tls q8_0,turbo3 4095 $labels
 for c in 4096 4161 4160; do
   for l in $labels; do
