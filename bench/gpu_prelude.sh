@@ -5,7 +5,8 @@
 python3 -c "import tarfile; tarfile.open('.pk/bins.tar.xz').extractall()"
 source bench/gpu_env.sh build-slim/profile/turboprof
 R=$OUT; T0=$SECONDS; P=build-slim/profile/turboprof
-lg() { echo "[$((SECONDS-T0))s] $*" >> "$R/progress.txt"; }
+stamp() { echo "[$((SECONDS-T0))s] $*"; }  # a progress line: the seconds since the start, then the text
+lg() { stamp "$@" >> "$R/progress.txt"; }
 # tst LABEL LIMIT COMMAND...: a test binary's output appended to $R/tests.txt under a header; its
 # rc and verdict lines to progress.txt. (Two may run side by side, with different labels: each
 # section is written whole, by one append, so that they do not interleave.)
@@ -13,7 +14,7 @@ tst() {
   local l=$1 lim=$2 rc; shift 2
   { echo "===== $l: $*"; timeout "$lim" "$@" 2>&1; } > "$R/.tst-$l.txt"; rc=$?
   cat "$R/.tst-$l.txt" >> "$R/tests.txt"
-  { echo "[$((SECONDS-T0))s] $l rc $rc"; grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20; } > "$R/.tst-$l.log"
+  { stamp "$l rc $rc"; grep -E "FAILED|Failure|PASSED|large:" "$R/.tst-$l.txt" | head -20; } > "$R/.tst-$l.log"
   cat "$R/.tst-$l.log" >> "$R/progress.txt"; rm -f "$R/.tst-$l.txt" "$R/.tst-$l.log"
 }
 # passed LABEL: true when tst's section LABEL of tests.txt passed and holds no failure (A/B
