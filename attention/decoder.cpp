@@ -28,11 +28,21 @@ struct DecodePush {
   uint32_t q_offset;
   uint32_t out_offset;
   uint32_t zero;  // always 0 (keeps profile mode 4's loads alive)
-  uint32_t seq_len;    // batch 1: the sequence's length and page table offset, so that no buffer
-  uint32_t seq_table;  // update (and no barrier after it) precedes the dispatch; 0: seq_info_
-  uint32_t k_new;      // fused append: elements to the new K rows, and to the new V rows
+  uint32_t inline_seqs;  // sequences whose (length, page table offset) follow the header (below)
+  uint32_t unused;
+  uint32_t k_new;  // fused append: elements to the new K rows, and to the new V rows
   uint32_t v_new;
 };
+// After the header: INLINE_SEQS (length, page table offset) pairs, as many as the device's push
+// constant bytes hold (Vulkan's 128: 10), at most kMaxInlineSeqs. A batch that fits passes its
+// pairs there, so that no buffer update and barrier precede the dispatch: that pair cost ~4 us a
+// call (H200, turboprof timeline at 1K: batch 2's call 17.4 us, 7.7 of them outside its
+// workgroups, against batch 1's 10.8 and 3.5; bench/results/2026-11-29-session43, run 4).
+constexpr uint32_t kMaxInlineSeqs = 26;  // (256 bytes in all)
+uint32_t inline_capacity(const DeviceCaps& caps) {
+  const uint32_t room = caps.max_push_constants > sizeof(DecodePush) ? caps.max_push_constants - sizeof(DecodePush) : 0;
+  return std::clamp<uint32_t>(room / 8, 1, kMaxInlineSeqs);
+}
 
 size_t element_bytes(TensorFormat f) { return f == TensorFormat::f16 ? 2 : 4; }
 
@@ -395,7 +405,11 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
     constants.push_back(p.workgroup);
     constants.push_back(p.rows16 ? 1u : 0u);
     constants.push_back(p.tab256 ? 1u : 0u);
+  } else if (!fused) {
+    constants.insert(constants.end(), {0u, 0u});  // (K_NEW_F16, V_NEW_F16: ids 26, 27)
   }
+  const uint32_t inline_cap = inline_capacity(caps);  // INLINE_SEQS: tc id 20, scalar id 28
+  constants.push_back(inline_cap);
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
   // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598
@@ -406,15 +420,15 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   const std::string shader =
       std::string(tc ? "decode_tc" : "decode") + (fused ? "_append" : "") + (timeline ? "_timeline" : "");
   const uint32_t binding_count = (fused ? 12u : 8u) + (timeline ? 1u : 0u);  // (the trace last: 8, or 12 fused)
-  const auto& decode = pipelines.get({shader, constants, binding_count, uint32_t(sizeof(DecodePush)),
+  const auto& decode = pipelines.get({shader, constants, binding_count, uint32_t(sizeof(DecodePush) + 8 * inline_cap),
                                       0, !tc && host_specialize_, false, khr});
 
   const float scale = options.scale > 0.0f ? options.scale : 1.0f / std::sqrt(float(c.head_dim));
-  // One sequence: its (length, page table offset) travel in the push constants. A batch: a buffer
-  // update, and a barrier before the dispatch reads it.
-  const bool inline_seq = s.batch == 1;
-  DecodePush push{scale,    options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0,
-                  inline_seq ? info[0] : 0u, inline_seq ? info[1] : 0u, 0u, 0u};
+  // A batch of at most inline_cap sequences: their (length, page table offset) pairs travel in
+  // the push constants. A larger one: a buffer update, and a barrier before the dispatch reads it.
+  const bool inline_seqs = s.batch <= inline_cap;
+  DecodePush push{scale, options.softcap, options.window, p.chunk, p.splits, q_elem, out_elem, 0,
+                  inline_seqs ? s.batch : 0u, 0u, 0u, 0u};
   std::vector<vk::BufferRange> bindings;
   if (fused) {
     const auto [k_bind, k_elem] = split_offset(new_k->offset, element_bytes(new_k->format));
@@ -426,7 +440,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                 cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v)};
   }
 
-  if (!inline_seq) {
+  if (!inline_seqs) {
     r.update(seq_info_, 0, std::as_bytes(std::span(info)));
     r.barrier();
   }
@@ -436,7 +450,13 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
                   {cache_.buffer(layer, Side::k), cache_.buffer(layer, Side::v), cache_.page_table(), seq_info_,
                    vk::BufferRange(q.buffer, q_bind), vk::BufferRange(out.buffer, out_bind), partials, arrivals});
   if (timeline) bindings.push_back(vk::BufferRange(timeline_.buffer, timeline_.offset, timeline_.bytes));
-  r.bind(decode, std::span<const vk::BufferRange>(bindings), push);
+  std::vector<uint32_t> pushed(sizeof(DecodePush) / 4 + 2 * inline_cap, 0);
+  std::memcpy(pushed.data(), &push, sizeof(DecodePush));
+  for (uint32_t b = 0; inline_seqs && b < s.batch; ++b) {
+    pushed[sizeof(DecodePush) / 4 + 2 * b] = info[4 * b];
+    pushed[sizeof(DecodePush) / 4 + 2 * b + 1] = info[4 * b + 1];
+  }
+  r.bind(decode, std::span<const vk::BufferRange>(bindings), std::as_bytes(std::span(pushed)));
   r.dispatch(slots, c.kv_heads * p.row_chunks, s.batch);
   r.barrier();
   return true;

@@ -63,6 +63,10 @@ layout(constant_id = 24) const uint MODE = 0;
 layout(constant_id = 25) const uint MIN_SUBGROUP = 32;
 layout(constant_id = 26) const uint K_NEW_F16 = 0;  // fused append: the new rows' formats
 layout(constant_id = 27) const uint V_NEW_F16 = 0;
+// A batch of at most this many sequences passes their (length, page table offset) in the push
+// constants (the device's push constant bytes past the header), with no buffer update and barrier
+// before the dispatch (attention/decoder.cpp).
+layout(constant_id = 28) const uint INLINE_SEQS = 10;
 
 layout(local_size_x_id = 16) in;
 
@@ -149,10 +153,11 @@ layout(push_constant) uniform Push {
   uint q_offset;    // elements
   uint out_offset;  // elements
   uint zero;        // always 0: keeps profile mode 4's loads alive
-  uint seq_len;     // batch 1: the sequence's length (0: read seqs[] instead)
-  uint seq_table;   // batch 1: its page table offset
+  uint inline_seqs;  // sequences whose (length, page table offset) are seq_inline's (0: seqs[]'s)
+  uint unused;
   uint k_new;       // fused append: elements to the new K rows (append_tail.glsl)
   uint v_new;       // and to the new V rows
+  uvec2 seq_inline[INLINE_SEQS];
 } pc;
 
 shared float qsh[ROWS * QDIM];          // query rows [j][d]; after the loop, the merged output rows
@@ -472,7 +477,7 @@ void main() {
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   TL_STAMP(0u);
-  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
+  const uvec4 info = b < pc.inline_seqs ? uvec4(pc.seq_inline[b], 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
 #ifdef TKV_FUSED_APPEND
   if (gl_WorkGroupID.x == 0u) {  // the tail of the fused append

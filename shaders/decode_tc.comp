@@ -80,6 +80,10 @@ layout(constant_id = 18) const uint ROWS16 = 0;
 // 1: turbo4's table holds both negative bits (256 entries, K and V of one type or a turbo4 side
 // beside rows; DecodePlan::tab256), below.
 layout(constant_id = 19) const uint TAB256 = 0;
+// A batch of at most this many sequences passes their (length, page table offset) in the push
+// constants (the device's push constant bytes past the header), with no buffer update and barrier
+// before the dispatch (attention/decoder.cpp).
+layout(constant_id = 20) const uint INLINE_SEQS = 10;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
@@ -218,10 +222,11 @@ layout(push_constant) uniform Push {
   uint q_offset;
   uint out_offset;
   uint zero;
-  uint seq_len;
-  uint seq_table;
+  uint inline_seqs;  // sequences whose (length, page table offset) are seq_inline's (0: seqs[]'s)
+  uint unused;
   uint k_new;       // fused append: elements to the new K rows (append_tail.glsl)
   uint v_new;       // and to the new V rows
+  uvec2 seq_inline[INLINE_SEQS];
 } pc;
 
 // Lo halves must not be f16 subnormals (which may flush to zero): the centroids are scaled by CS
@@ -1559,7 +1564,7 @@ void main() {
   const uint kvh = gl_WorkGroupID.y % KV_HEADS, row_chunk = gl_WorkGroupID.y / KV_HEADS;
   const uint b = gl_WorkGroupID.z;
   TL_STAMP(0u);
-  const uvec4 info = pc.seq_len != 0u ? uvec4(pc.seq_len, pc.seq_table, 0u, 0u) : seqs[b];
+  const uvec4 info = b < pc.inline_seqs ? uvec4(pc.seq_inline[b], 0u, 0u) : seqs[b];
   const uint len = info.x, table = info.y;
   const uint start = split * pc.chunk;
   if (start >= len) {

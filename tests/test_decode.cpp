@@ -104,6 +104,21 @@ TEST(DecodeExactness, EveryTypePairAtOneShape) {
     }
 }
 
+// A batch's (length, page table offset) pairs travel in the push constants where they fit (10
+// sequences under Vulkan's 128 bytes, 26 under 256), else in a buffer the call updates: batches on
+// both sides of each bound, several splits in the longest sequences.
+TEST(DecodeExactness, BatchesInlineAndInABuffer) {
+  for (uint32_t batch : {10u, 11u, 26u, 27u}) {
+    DecodeCase c;
+    c.lengths.clear();
+    for (uint32_t b = 0; b < batch; ++b) c.lengths.push_back(1 + (b * 37) % 150);
+    c.kv_heads = 1;
+    c.seed = batch;
+    c.options.splits = 3;
+    EXPECT_LE(run_case(c), kExactBound) << describe(c);
+  }
+}
+
 TEST(DecodeExactness, SplitInvariance) {
   for (KvType t : {KvType::turbo3, KvType::q8_0, KvType::f16}) {
     const DecodeCase c = two_sequences(t);

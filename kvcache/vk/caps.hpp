@@ -37,6 +37,7 @@ struct DeviceCaps {
   uint32_t compute_units = 0;      // SMs / CUs; 0 when the driver does not say
   uint32_t max_shared_memory = 0;  // bytes per workgroup
   uint32_t max_workgroup_invocations = 0;
+  uint32_t max_push_constants = 128;  // bytes (Vulkan's minimum)
   uint64_t max_storage_buffer_range = 0;
   uint64_t max_allocation_size = 0;
 

@@ -222,6 +222,7 @@ DeviceCaps query_caps(VkInstance instance, VkPhysicalDevice pd, uint32_t index) 
   if (has(VK_AMD_SHADER_CORE_PROPERTIES_2_EXTENSION_NAME)) c.compute_units = amd.activeComputeUnitCount;
   c.max_shared_memory = p.limits.maxComputeSharedMemorySize;
   c.max_workgroup_invocations = p.limits.maxComputeWorkGroupInvocations;
+  c.max_push_constants = p.limits.maxPushConstantsSize;
   c.max_storage_buffer_range = p.limits.maxStorageBufferRange;
   c.max_allocation_size = 0;  // filled below when the 1.1 maintenance3 limit is known
 
