@@ -35,9 +35,11 @@ struct DecodePush {
 };
 // After the header: INLINE_SEQS (length, page table offset) pairs, as many as the device's push
 // constant bytes hold (Vulkan's 128: 10), at most kMaxInlineSeqs. A batch that fits passes its
-// pairs there, so that no buffer update and barrier precede the dispatch: that pair cost ~4 us a
-// call (H200, turboprof timeline at 1K: batch 2's call 17.4 us, 7.7 of them outside its
-// workgroups, against batch 1's 10.8 and 3.5; bench/results/2026-11-29-session43, run 4).
+// pairs there, so that no buffer update and barrier precede the dispatch. H200, turboprof profile,
+// us per call, through the buffer / inline (bench/results/2026-11-29-session43, run 5): batch 2
+// f16 1K 16.9 / 10.8, 8K 32.8 / 24.3; batch 16 f16 1K 32.3 / 24.1, 8K 112.1 / 102.9; turbo3 alike
+// (-5.9 to -8.8). (Run 4's timeline: batch 2's 1K call had 7.7 us outside its workgroups, batch
+// 1's 3.5, and a longer span.)
 constexpr uint32_t kMaxInlineSeqs = 26;  // (256 bytes in all)
 uint32_t inline_capacity(const DeviceCaps& caps) {
   const uint32_t room = caps.max_push_constants > sizeof(DecodePush) ? caps.max_push_constants - sizeof(DecodePush) : 0;
