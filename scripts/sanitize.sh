@@ -2,9 +2,10 @@
 # Builds the `asan` preset (Debug with AddressSanitizer, UndefinedBehaviorSanitizer and
 # LeakSanitizer) into build-asan/ and runs the quick suite under it. Any sanitizer report fails
 # the run. Extra arguments go to ctest (e.g. `-R Cache`, or `-L soak` for another label). CI runs
-# the whole quick suite. On 2 cores with lavapipe (2026-11-29) its tests took 11 min under the
-# sanitizers and 2.8 min plain with a warm pipeline cache (~/.cache/turbokv), 35 and 19 min with a
-# cold one (the first run after a shader change: every pipeline compiled again), plus the builds.
+# the whole quick suite. On 2 cores with lavapipe its tests took 8.7 min after the test command
+# had filled the pipeline cache it shares (below; CI in a fresh clone, 2026-12-02: 24 min plain,
+# the whole CI 41.5 min), and 35 min by themselves with a cache of their own that was cold
+# (2026-11-29: every pipeline compiled again), plus the builds.
 #
 # The Khronos validation layer is off here (scripts/test.sh runs the suite under it): it cannot
 # be preloaded (it exports vkGetDeviceProcAddr and vkGetInstanceProcAddr, which would interpose
@@ -35,12 +36,22 @@ export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:check_initialization_order=1
 export LSAN_OPTIONS="${LSAN_OPTIONS:-suppressions=$root/tests/lsan.supp:print_suppressions=0}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-halt_on_error=1:print_stacktrace=1}"
 export TKV_VALIDATION=0
-# The decoder leaves specialization to the driver here: SPIRV-Tools' optimizer, linked into the
-# instrumented Debug library, ran ~6x slower under it (a decode test 51 s -> 286 s). The host path
-# is still exercised: tests/test_vk_runtime.cpp specializes small shaders through it directly.
-export TKV_SPECIALIZE="${TKV_SPECIALIZE:-0}"
-# A pipeline cache of its own: the asan build must not share compiled pipelines with build/.
-export TKV_CACHE_DIR="${TKV_CACHE_DIR:-$root/build-asan/pipeline-cache}"
+# Pipelines. After the test command (CI runs it first), its cache (~/.cache/turbokv, as the
+# library picks it) holds every host-specialized module of the quick suite (spirv/) and the
+# driver's pipelines built from them; the shaders' SPIR-V is the same in both builds (glslc -O,
+# whatever the build type), so this run shares that cache and finds them there. Without it (a
+# standalone run, or the caller set either variable) the decoder leaves specialization to the
+# driver here instead: SPIRV-Tools' optimizer, linked into the instrumented Debug library, runs
+# ~6x slower under it (a decode test 51 s -> 286 s), and the pipelines get a cache of their own,
+# in build-asan/. The host path is exercised either way: tests/test_vk_runtime.cpp specializes
+# small shaders through it directly.
+shared_cache="${XDG_CACHE_HOME:-${HOME:-}/.cache}/turbokv"
+if [ -z "${TKV_SPECIALIZE+set}${TKV_CACHE_DIR+set}" ] && [ -d "$shared_cache/spirv" ]; then
+  echo "sanitize: sharing the pipeline cache $shared_cache (host specialization from its spirv/)"
+else
+  export TKV_SPECIALIZE="${TKV_SPECIALIZE:-0}"
+  export TKV_CACHE_DIR="${TKV_CACHE_DIR:-$root/build-asan/pipeline-cache}"
+fi
 # api_install_consumer is left out: it checks packaging (install, find_package, pkg-config) by
 # running compilers and CMake, which would run under the preloaded ASan runtime and report the
 # compilers' own leaks; the test command runs it.
