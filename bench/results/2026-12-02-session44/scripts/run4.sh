@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Session 44, run 4: q8k (branch exp-q8k): q8_0 K's operand pairs are bytes 0, 2 and 1, 3 of a
+# word ((w or w >> 8) & 0x00ff00ff, xor 0x64806480: one and, one xor, a shift for every other
+# pair), with the query's dims staged in that order (k_slot); V unchanged. carry [".gl", ".pk"];
+# pack at main: bash bench/pack_gpu.sh q8k=exp-q8k:turboprof,test_decode_tc,test_append_decode
+# Run 3 (u8vec4) failed: 348 PRMT. Prediction: K's 32 conversions a tile ~5 -> ~1.5 instructions,
+# ~110 fewer on the steady path (896), ~200 of ~1,740 cycles a tile: q8_0 at 128K 108.9 -> ~97 us,
+# 32K 37.4 -> ~35; 4K within 0.5 us.
+source bench/gpu_prelude.sh
+nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
+tst tc-q8k 150 build-slim/tests/test_decode_tc-q8k &
+tst app-q8k 150 build-slim/tests/test_append_decode-q8k --gtest_filter='*EveryTypeAndShape*:*RowsOnTheMmasSixteenRowSide*:*OptionsAndRowFormats*' &
+wait
+lg tests
+rounds 2 "main q8k" profile --types q8_0 --ctx 4k,16k,32k,128k --modes 0 --repeat 20
+AB_FILE=b16.txt rounds 1 "main q8k" profile --types q8_0 --ctx 8k --batch 16 --modes 0 --repeat 20
+loops q8k q8k profile --types q8_0 --ctx 128k --modes 0 --repeat 2
+lg loops
+cat $R/progress.txt $R/device.txt
+grep -i rror $R/ab.txt | head -5
+python3 bench/ab_summary.py $R/ab.txt
+cut -c1-150 $R/b16.txt | grep -v " type "
+grep -E "^== |steady path:|issue floor" -A1 $R/loops.txt | cut -c1-250
