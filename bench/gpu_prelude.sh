@@ -117,6 +117,17 @@ rounds() {
     lg "$f $rep"
   done
 }
+# report [FILE...]: an A/B script's last lines: progress and device, ab.txt's errors and summary
+# (bench/ab_summary.py), each FILE's rows (other A/B files: batches, m) and the loops' counts.
+report() {
+  cat "$R/progress.txt" "$R/device.txt"
+  grep -i rror "$R/ab.txt" | head -5
+  python3 bench/ab_summary.py "$R/ab.txt"
+  local f
+  for f in "$@"; do cut -c1-150 "$R/$f" | grep -v " type "; done
+  [ -f "$R/loops.txt" ] && grep -E "^== |steady path:|issue floor" -A1 "$R/loops.txt" | cut -c1-250
+  return 0
+}
 # probe_loops NAME "OPCODE..." ARGS...: sass NAME main ARGS... (turboprof issue's pipelines, which
 # have no MMA), then each pipeline's loop around each OPCODE (bench/sass_loop.py --holds) into
 # $R/loops.txt; the archive and index dropped.

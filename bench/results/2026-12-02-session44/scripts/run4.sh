@@ -22,8 +22,4 @@ rounds 1 "main q8k" profile --types q8_0 --ctx 4k,16k,32k,128k --modes 0 --repea
 AB_FILE=b16.txt rounds 1 "main q8k" profile --types q8_0 --ctx 8k --batch 16 --modes 0 --repeat 20
 loops q8k q8k profile --types q8_0 --ctx 128k --modes 0 --repeat 2
 lg loops
-cat $R/progress.txt $R/device.txt
-grep -i rror $R/ab.txt | head -5
-python3 bench/ab_summary.py $R/ab.txt
-cut -c1-150 $R/b16.txt | grep -v " type "
-grep -E "^== |steady path:|issue floor" -A1 $R/loops.txt | cut -c1-250
+report b16.txt
