@@ -44,7 +44,8 @@ export TKV_VALIDATION=0
 # driver here instead: SPIRV-Tools' optimizer, linked into the instrumented Debug library, runs
 # ~6x slower under it (a decode test 51 s -> 286 s), and the pipelines get a cache of their own,
 # in build-asan/. The host path is exercised either way: tests/test_vk_runtime.cpp specializes
-# small shaders through it directly.
+# small shaders through it directly. (After a shader change, run the test command first, as CI
+# does: modules missing from spirv/ are specialized here, under the sanitizers, ~6x slower.)
 shared_cache="${XDG_CACHE_HOME:-${HOME:-}/.cache}/turbokv"
 if [ -z "${TKV_SPECIALIZE+set}${TKV_CACHE_DIR+set}" ] && [ -d "$shared_cache/spirv" ]; then
   echo "sanitize: sharing the pipeline cache $shared_cache (host specialization from its spirv/)"
