@@ -426,7 +426,7 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
 uint k_slot(uint d) {
   if (K_Q8) {
     const uint w = d / 4u, byte = d % 4u;
-    return 16u * (2u * (w / 8u) + w % 2u) + 8u * (byte / 2u) + 2u * ((w % 8u) / 2u) + byte % 2u;
+    return 16u * (2u * (w / 8u) + w % 2u) + 8u * (byte % 2u) + 2u * ((w % 8u) / 2u) + byte / 2u;
   }
   if (!K_ROWS) return d;
   const uint p = d / 2u, s = 4u * (p / 16u) + p % 4u;
@@ -628,19 +628,27 @@ void fetch_tile_old(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K
     const f16vec2 x = unpackFloat2x16((r >> 1) == 0u ? (w0 & 0xffffu) | (w1 << 16) : (w0 >> 16) | (w1 & 0xffff0000u)); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
-// q8_0: two signed bytes, byte i of x0 and byte j of x1, as f16 numbers, exactly: offset binary
-// under an exponent of 1024 (0x64XX = 1024 + XX), less 1152.
-f16vec2 q8_pair(uint x0, uint i, uint x1, uint j) {
-  const uint u0 = x0 ^ 0x80808080u, u1 = x1 ^ 0x80808080u;
-  return unpackFloat2x16(((u0 >> (8u * i)) & 0xffu) | (((u1 >> (8u * j)) & 0xffu) << 16) | 0x64006400u) -
-         f16vec2(float16_t(1152.0));
+// q8_0 V: byte p of x0 and of x1 (two tokens' words) as f16 numbers, exactly: offset binary
+// under an exponent of 1024 (0x64XX = 1024 + XX), less 1152; the xor sets the exponent and
+// flips the sign bit at once (0x00XX ^ 0x6480 = 0x64 (XX ^ 0x80)). The words' halves that hold
+// byte p are joined first (bytes 0, 1 or 2, 3 of both: shared by two bytes' pairs), then one
+// mask and the xor (and a shift for odd p).
+f16vec2 q8_vpair(uint x0, uint x1, uint p) {
+  const uint m = p < 2u ? (x0 & 0xffffu) | (x1 << 16) : (x0 >> 16) | (x1 & 0xffff0000u);
+  return unpackFloat2x16((((p & 1u) == 0u ? m : m >> 8) & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0));
+}
+// q8_0 K: bytes h and h + 2 of word w as f16 numbers, exactly (as q8_vpair): one and, one xor,
+// and a shift for h = 1. (A byte pair of one word needs no gathering when it is bytes 0, 2 or
+// 1, 3: k_slot puts a query's dims in that order.)
+f16vec2 q8_kpair(uint w, uint h) {
+  return unpackFloat2x16(((h == 0u ? w : w >> 8) & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0));
 }
 // q8_0: K step kb's A fragment (tokens g, g + 8; word 2 b + x of the token's words, b = kb / 2,
-// x = kb % 2: bytes 0, 1 at k 2c, bytes 2, 3 at k 2c + 8).
+// x = kb % 2: bytes 0, 2 at k 2c, bytes 1, 3 at k 2c + 8).
 #define BUILD_A_KQ8(kb, a)                                                                          \
   [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
     const uint w = kw[2u * (KQ * (r >> 1) + (kb) / 2u) + (kb) % 2u];                                \
-    const f16vec2 x = q8_pair(w, 2u * (r & 1u), w, 2u * (r & 1u) + 1u);                             \
+    const f16vec2 x = q8_kpair(w, r & 1u);                                                          \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
 // q8_0: V block db's A fragment (rows g + 8 h: byte 2 (db % 2) + h of word b = db / 2 of a token;
@@ -648,7 +656,7 @@ f16vec2 q8_pair(uint x0, uint i, uint x1, uint j) {
 #define BUILD_A_VQ8(db, a)                                                                          \
   [[unroll]] for (uint r = 0; r < 4u; ++r) {                                                        \
     const uint byte = 2u * ((db) % 2u) + (r >> 1);                                                  \
-    const f16vec2 x = q8_pair(vw[KQ * 2u * (r & 1u) + (db) / 2u], byte, vw[KQ * (2u * (r & 1u) + 1u) + (db) / 2u], byte); \
+    const f16vec2 x = q8_vpair(vw[KQ * 2u * (r & 1u) + (db) / 2u], vw[KQ * (2u * (r & 1u) + 1u) + (db) / 2u], byte); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
 // An exact side's fragment, from rows or from a table.
@@ -1044,7 +1052,7 @@ void fetch_tile16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_L
   f16vec2 hv, lv = f16vec2(0.0);                                                                    \
   if (K_Q8) {                                                                                       \
     const uint w_ = kw[2u * (KQ * ((r) >> 1) + (kb) / 2u) + (kb) % 2u];                             \
-    hv = q8_pair(w_, 2u * ((r) & 1u), w_, 2u * ((r) & 1u) + 1u);                                    \
+    hv = q8_kpair(w_, (r) & 1u);                                                                    \
   } else if (K_ROWS) {                                                                              \
     hv = unpackFloat2x16(kw[((r) >> 1) * 4u * KQ + 2u * (kb) + ((r) & 1u)]);                        \
   } else {                                                                                          \
@@ -1057,7 +1065,7 @@ void fetch_tile16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_L
   f16vec2 hv, lv = f16vec2(0.0);                                                                    \
   if (V_Q8) {                                                                                       \
     const uint byte_ = 2u * ((db) % 2u) + ((r) >> 1);                                               \
-    hv = q8_pair(vw[KQ * 2u * ((r) & 1u) + (db) / 2u], byte_, vw[KQ * (2u * ((r) & 1u) + 1u) + (db) / 2u], byte_); \
+    hv = q8_vpair(vw[KQ * 2u * ((r) & 1u) + (db) / 2u], vw[KQ * (2u * ((r) & 1u) + 1u) + (db) / 2u], byte_); \
   } else if (V_ROWS) {                                                                              \
     const uint w0_ = vw[BLOCKS * 2u * ((r) & 1u) + (db)], w1_ = vw[BLOCKS * (2u * ((r) & 1u) + 1u) + (db)]; \
     hv = unpackFloat2x16(((r) >> 1) == 0u ? (w0_ & 0xffffu) | (w1_ << 16) : (w0_ >> 16) | (w1_ & 0xffff0000u)); \
