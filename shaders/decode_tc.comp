@@ -197,6 +197,12 @@ uint fresh_table = 0u;           // the sequence's page table (main)
 #define V1(i, f) v1[i]
 #define V4(i, f) v4[i]
 #endif
+// A lane's tile loads are one base offset plus constants. Offsets into a pool binding are below
+// 2^30 words (a binding's range is at most 4 GiB; 2^29 uvec2, 2^28 uvec4): in_range masks a base
+// to that range, which changes no valid offset and tells the compiler that base + a constant
+// does not wrap, so that the constant can fold into the load's immediate offset. (Without it,
+// each load had its own 64-bit address arithmetic: IADD3, LEA and IMAD.X, session 45 run 4.)
+uint in_range(uint i, uint words) { return i & (0x3fffffffu / words); }
 // The tile loops' order: a fused call's from each subgroup's last tile down, so that a split's
 // new tokens (in its last tiles) are only ever a subgroup's first fetch, made before the loop,
 // whose own fetches then need no branch (session 29, run 2: turbo3's fused 32K step 0.9-1.5% ->
@@ -510,29 +516,33 @@ uint norm_new_mask(uint w, uint nw);
 void fetch_k_words(uint kt, uint lane, bool f, out uint kw[K_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (K_Q8) {
+    const uint base = in_range((kt + g * K_TILE + 2u * c) / 2u, 2u);
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint b = 0; b < KQ; ++b) {
-        const uvec2 w = READS ? K2((kt + (g + 8u * h) * K_TILE + 8u * b + 2u * c) / 2u, f) : uvec2(0u);
+        const uvec2 w = READS ? K2(base + (8u * h * K_TILE + 8u * b) / 2u, f) : uvec2(0u);
         kw[2u * (KQ * h + b)] = w.x;
         kw[2u * (KQ * h + b) + 1u] = w.y;
       }
   } else if (K_ROWS) {
+    const uint base = in_range((kt + g * K_TILE + 4u * c) / 4u, 4u);
     [[unroll]] for (uint h = 0; h < 2u; ++h)
       [[unroll]] for (uint i = 0; i < KQ; ++i) {
-        const uvec4 w = READS ? K4((kt + (g + 8u * h) * K_TILE + 16u * i + 4u * c) / 4u, f) : uvec4(0u);
+        const uvec4 w = READS ? K4(base + (8u * h * K_TILE + 16u * i) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) kw[4u * (KQ * h + i) + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? K1(kt + 32u * i + lane, f) : 0u;
+    const uint base = in_range(kt + lane, 1u);
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = READS ? K1(base + 32u * i, f) : 0u;
   }
 }
 
 void fetch_k_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint kw[K_LW], out uint kn, out uint ks[K_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, kr = k_region(tb, kvh, first_page), kt = k_tile(kr, tb);
   fetch_k_words(kt, lane, f, kw);
+  const uint sb = in_range(kr + PAGE_SIZE * K_TILE + (slot + g) * K_SW, 1u);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      ks[K_SW * h + i] = READS && K_Q8 ? K1(kr + PAGE_SIZE * K_TILE + (slot + g + 8u * h) * K_SW + i, f) : 0u;
+      ks[K_SW * h + i] = READS && K_Q8 ? K1(sb + 8u * h * K_SW + i, f) : 0u;
   // (norms of tokens g and g + 8; rows have none)
   kn = READS && !K_ROWS ? K1(kt + 4u * K_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
@@ -552,29 +562,30 @@ void fetch_k(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_LW], o
 void fetch_v_words(uint vt, uint lane, bool f, out uint vw[V_LW]) {
   const uint g = lane >> 2, c = lane & 3u;
   if (V_Q8) {
+    const uint base = in_range(vt + 2u * c * V_TILE + g, 1u);
     [[unroll]] for (uint u = 0; u < 4u; ++u)
-      [[unroll]] for (uint b = 0; b < KQ; ++b) {
-        const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        vw[KQ * u + b] = READS ? V1(vt + t * V_TILE + 8u * b + g, f) : 0u;
-      }
+      [[unroll]] for (uint b = 0; b < KQ; ++b)  // (token 2c + 8 (u >> 1) + (u & 1))
+        vw[KQ * u + b] = READS ? V1(base + (8u * (u >> 1) + (u & 1u)) * V_TILE + 8u * b, f) : 0u;
   } else if (V_ROWS) {
+    const uint base = in_range((vt + 2u * c * V_TILE + BLOCKS * g) / 4u, 4u);
     [[unroll]] for (uint u = 0; u < 4u; ++u)
-      [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {
-        const uint t = 2u * c + 8u * (u >> 1) + (u & 1u);
-        const uvec4 w = READS ? V4((vt + t * V_TILE + BLOCKS * g + 4u * i) / 4u, f) : uvec4(0u);
+      [[unroll]] for (uint i = 0; i < BLOCKS / 4u; ++i) {  // (token 2c + 8 (u >> 1) + (u & 1))
+        const uvec4 w = READS ? V4(base + ((8u * (u >> 1) + (u & 1u)) * V_TILE + 4u * i) / 4u, f) : uvec4(0u);
         [[unroll]] for (uint e = 0; e < 4u; ++e) vw[BLOCKS * u + 4u * i + e] = w[e];
       }
   } else {
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? V1(vt + 32u * i + lane, f) : 0u;
+    const uint base = in_range(vt + lane, 1u);
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = READS ? V1(base + 32u * i, f) : 0u;
   }
 }
 
 void fetch_v_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uint vw[V_LW], out uint vn, out uint vs[V_SW2]) {
   const uint g = lane >> 2, slot = tb % PAGE_SIZE, vr = v_region(tb, kvh, first_page), vt = v_tile(vr, tb);
   fetch_v_words(vt, lane, f, vw);
+  const uint sb = in_range(vr + PAGE_SIZE * V_TILE + (slot + g) * V_SW, 1u);
   [[unroll]] for (uint h = 0; h < 2u; ++h)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      vs[V_SW * h + i] = READS && V_Q8 ? V1(vr + PAGE_SIZE * V_TILE + (slot + g + 8u * h) * V_SW + i, f) : 0u;
+      vs[V_SW * h + i] = READS && V_Q8 ? V1(sb + 8u * h * V_SW + i, f) : 0u;
   vn = READS && !V_ROWS ? V1(vt + 4u * V_BITS_ROW + lane / 4u, f) : 0x3c003c00u;
 }
 void patch_v(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uint vn) {
@@ -993,9 +1004,10 @@ void fetch_k16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
   fetch_k_words(kt, lane, f, kw);
   kn = READS && !K_ROWS ? uvec2(K1(kt + 4u * K_BITS_ROW + 2u * c, f), K1(kt + 4u * K_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
+  const uint sb = in_range(kr + PAGE_SIZE * K_TILE + (slot + 2u * c) * K_SW, 1u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < K_SW; ++i)
-      if (K_Q8) ks[t * K_SW + i] = READS ? K1(kr + PAGE_SIZE * K_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * K_SW + i, f) : 0u;
+      if (K_Q8) ks[t * K_SW + i] = READS ? K1(sb + (8u * (t >> 1) + (t & 1u)) * K_SW + i, f) : 0u;
 }
 void patch_k16(uint tb, uint lane, uint kvh, uint first_page, inout uint kw[K_LW], inout uvec2 kn) {
   const uint c = lane & 3u, n = 4u * K_BITS_ROW + 2u * c;  // (norm words 2c, 2c + 1: lanes c, c + 4, ..; c's stores)
@@ -1015,9 +1027,10 @@ void fetch_v16_as(uint tb, uint lane, uint kvh, uint first_page, bool f, out uin
   fetch_v_words(vt, lane, f, vw);
   vn = READS && !V_ROWS ? uvec2(V1(vt + 4u * V_BITS_ROW + 2u * c, f), V1(vt + 4u * V_BITS_ROW + 2u * c + 1u, f))
                         : uvec2(0x3c003c00u);
+  const uint sb = in_range(vr + PAGE_SIZE * V_TILE + (slot + 2u * c) * V_SW, 1u);
   [[unroll]] for (uint t = 0; t < 4u; ++t)
     [[unroll]] for (uint i = 0; i < V_SW; ++i)
-      if (V_Q8) vs[t * V_SW + i] = READS ? V1(vr + PAGE_SIZE * V_TILE + (slot + 8u * (t >> 1) + 2u * c + (t & 1u)) * V_SW + i, f) : 0u;
+      if (V_Q8) vs[t * V_SW + i] = READS ? V1(sb + (8u * (t >> 1) + (t & 1u)) * V_SW + i, f) : 0u;
 }
 void patch_v16(uint tb, uint lane, uint kvh, uint first_page, inout uint vw[V_LW], inout uvec2 vn) {
   const uint c = lane & 3u, n = 4u * V_BITS_ROW + 2u * c;
