@@ -24,6 +24,17 @@ passed() {
   out=$(awk -v h="===== $1:" 'index($0, h) == 1 {on = 1; next} /^=====/ {on = 0} on' "$R/tests.txt")
   echo "$out" | grep -q "PASSED" && ! echo "$out" | grep -q "FAILED"
 }
+# suites LIMIT LABEL: build LABEL's tc and fused-append suites (test_decode_tc, test_append_decode;
+# main: the tree's, else TEST-LABEL from pack_gpu.sh's arguments) side by side, LIMIT seconds
+# each, as tst labels tc-LABEL and app-LABEL (main: tc and app); then a progress line.
+suites() {
+  local lim=$1 l=$2 sfx=-$2 p=
+  [ "$l" = main ] && sfx= || p=-$l
+  tst "tc$p" "$lim" "build-slim/tests/test_decode_tc$sfx" &
+  tst "app$p" "$lim" "build-slim/tests/test_append_decode$sfx" &
+  wait
+  lg tests
+}
 # tested TEST LIMIT LABEL...: each LABEL's build of tests/TEST (TEST-LABEL, from pack_gpu.sh's
 # arguments) run side by side (tst labels TEST-LABEL), LIMIT seconds each; then LABELS is main and
 # the labels whose test passed, the ones an A/B script times.
@@ -70,9 +81,7 @@ tls() {
 # bench_append's turbo rows; the progress, bench_append's summary and the timelines printed.
 fused_ab() {
   local reps=$1; shift
-  tst tc 240 build-slim/tests/test_decode_tc &
-  tst app 240 build-slim/tests/test_append_decode &
-  wait
+  suites 240 main
   tls turbo2,turbo3,turbo4 4097 "$@"
   tls turbo2,turbo3 4150 "$@"
   apps "$reps" turbo2,turbo3,turbo4 "$@"

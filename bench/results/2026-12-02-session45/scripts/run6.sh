@@ -15,10 +15,7 @@ source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
 for l in main q8magic; do loops $l $l profile --types q8_0 --ctx 128k --modes 0 --repeat 2; done
 lg loops
-tst tc-q8magic 200 build-slim/tests/test_decode_tc-q8magic &
-tst app-q8magic 200 build-slim/tests/test_append_decode-q8magic &
-wait
-lg tests
+suites 200 q8magic
 rounds 2 "main q8magic" profile --types q8_0 --ctx 4k,16k,32k,128k --modes 0 --repeat 20
 AB_FILE=b16.txt rounds 2 "main q8magic" profile --types q8_0 --ctx 8k --batch 16 --modes 0 --repeat 20
 report b16.txt
