@@ -639,21 +639,21 @@ void fetch_tile_old(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K
     const f16vec2 x = unpackFloat2x16((r >> 1) == 0u ? (w0 & 0xffffu) | (w1 << 16) : (w0 >> 16) | (w1 & 0xffff0000u)); \
     a[2 * r] = x.x; a[2 * r + 1] = x.y;                                                             \
   }
-// q8_0 V: byte p of x0 and of x1 (two tokens' words) as f16 numbers, exactly: offset binary
-// under an exponent of 1024 (0x64XX = 1024 + XX), less 1152; the xor sets the exponent and
-// flips the sign bit at once (0x00XX ^ 0x6480 = 0x64 (XX ^ 0x80)). The words' halves that hold
-// byte p are joined first (bytes 0, 1 or 2, 3 of both: shared by two bytes' pairs), then one
-// mask and the xor (and a shift for odd p).
+// q8_0: the signed bytes 0 and 2 of x as f16 numbers, exactly: offset binary under an exponent
+// of 1024 (0x64XX = 1024 + XX), less 1152; the xor sets the exponent and flips the sign bit at
+// once (0x00XX ^ 0x6480 = 0x64 (XX ^ 0x80)). One mask and one xor.
+f16vec2 q8_bytes02(uint x) { return unpackFloat2x16((x & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0)); }
+// q8_0 V: byte p of x0 and of x1 (two tokens' words). The words' halves that hold byte p are
+// joined first (bytes 0, 1 or 2, 3 of both: shared by two bytes' pairs), then q8_bytes02 (after a
+// shift for odd p).
 f16vec2 q8_vpair(uint x0, uint x1, uint p) {
   const uint m = p < 2u ? (x0 & 0xffffu) | (x1 << 16) : (x0 >> 16) | (x1 & 0xffff0000u);
-  return unpackFloat2x16((((p & 1u) == 0u ? m : m >> 8) & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0));
+  return q8_bytes02((p & 1u) == 0u ? m : m >> 8);
 }
-// q8_0 K: bytes h and h + 2 of word w as f16 numbers, exactly (as q8_vpair): one and, one xor,
-// and a shift for h = 1. (A byte pair of one word needs no gathering when it is bytes 0, 2 or
-// 1, 3: k_slot puts a query's dims in that order.)
-f16vec2 q8_kpair(uint w, uint h) {
-  return unpackFloat2x16(((h == 0u ? w : w >> 8) & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0));
-}
+// q8_0 K: bytes h and h + 2 of word w (q8_bytes02, after a shift for h = 1). (A byte pair of one
+// word needs no gathering when it is bytes 0, 2 or 1, 3: k_slot puts a query's dims in that
+// order.)
+f16vec2 q8_kpair(uint w, uint h) { return q8_bytes02(h == 0u ? w : w >> 8); }
 // q8_0: K step kb's A fragment (tokens g, g + 8; word 2 b + x of the token's words, b = kb / 2,
 // x = kb % 2: bytes 0, 2 at k 2c, bytes 1, 3 at k 2c + 8).
 #define BUILD_A_KQ8(kb, a)                                                                          \
