@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Session 45, run 6 (prepared, not run: the device budget was spent): q8magic (branch
-# exp-q8magic; patches/q8magic-not-run.patch on main after the q8_bytes02 commit). Run 4's listing shows each
-# q8_0 pair's `(w & 0x00ff00ff) ^ 0x64806480` as two LOP3s, an and and an xor: a LOP3 takes one
+# exp-q8magic; patches/q8magic-not-run.patch on main after the q8_bytes02 commit). Run 4's
+# listing shows each q8_0 pair's `(w & 0x00ff00ff) ^ 0x64806480` as two LOP3s, an and and an xor: a LOP3 takes one
 # immediate, and the driver kept both constants as immediates. q8magic reads the xor's constant
 # through the push constant that is always 0 (0x64806480 | pc.zero), so that it lives in a
 # register and the mask and the xor can be one LOP3. (The SPIR-V keeps the OR; whether the
