@@ -641,8 +641,11 @@ void fetch_tile_old(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K
   }
 // q8_0: the signed bytes 0 and 2 of x as f16 numbers, exactly: offset binary under an exponent
 // of 1024 (0x64XX = 1024 + XX), less 1152; the xor sets the exponent and flips the sign bit at
-// once (0x00XX ^ 0x6480 = 0x64 (XX ^ 0x80)). One mask and one xor.
-f16vec2 q8_bytes02(uint x) { return unpackFloat2x16((x & 0x00ff00ffu) ^ 0x64806480u) - f16vec2(float16_t(1152.0)); }
+// once (0x00XX ^ 0x6480 = 0x64 (XX ^ 0x80)). One mask and one xor. (The xor's constant comes
+// through the push constant that is always 0, so that the driver holds it in a register and can
+// make the mask and the xor one LOP3: with both constants immediates it emitted an and and an
+// xor, session 45 run 4's listing.)
+f16vec2 q8_bytes02(uint x) { return unpackFloat2x16((x & 0x00ff00ffu) ^ (0x64806480u | pc.zero)) - f16vec2(float16_t(1152.0)); }
 // q8_0 V: byte p of x0 and of x1 (two tokens' words). The words' halves that hold byte p are
 // joined first (bytes 0, 1 or 2, 3 of both: shared by two bytes' pairs), then q8_bytes02 (after a
 // shift for odd p).
