@@ -130,6 +130,12 @@ const bool K_ROWS = K_TYPE == TYPE_F16 || K_Q8, V_ROWS = V_TYPE == TYPE_F16 || V
 // -8%, q8_0 m 1 at 32K / 128K -7% / -6%, batch 16 8K -5%; q8_0's wide form +1% (m 3) / +4%
 // (m 8); registers 151 -> 161 (f16), 146 -> 168 (q8_0).)
 const bool PREFETCH = !K_ROWS && !V_ROWS;
+// q8_0 V (one query row's 8-column form): V one tile ahead, loaded at the top of the step before
+// (in flight for a whole step), K still after the scores in K's registers. (H200, session 47 runs
+// 2-3: R161 -> R165, 128K 88.7 -> 86.9 us, 32K 32.7 -> 31.6, batch 16 8K 76.3 -> 74.9, 4K even.
+// In the 16-row loop (m >= 3) the same spilled, R252 with 24 STL: m 3 / m 8 at 32K +23% / +29%;
+// the wide form, m 2, was not tried.)
+const bool V_AHEAD = V_Q8 && !PREFETCH && !WIDE;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
 // negative bits) at bit F j of the lane's words; norms after the bits (one group).
 const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
@@ -1400,13 +1406,15 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   uint tb = TILES_DOWN ? tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP : tb0;
   if (PREFETCH && tiles > 0u) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
   if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
+  if (V_AHEAD && tiles > 0u) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
   for (uint left = tiles; left > 0u; --left, tb = next_tile(tb)) {
-    // The next tile's words, in flight while this one is computed (rows: this tile's V; the next
-    // one's K below).
+    // The next tile's words, in flight while this one is computed (rows: this tile's V, or with
+    // V_AHEAD the next one's; the next one's K below).
     uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
     if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
-    if (!PREFETCH) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
+    if (V_AHEAD && left > 1u) fetch_v_as(next_tile(tb), lane, kvh, first_page, false, nvw, nvn, nvs);
+    if (!PREFETCH && !V_AHEAD) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
     // block's two MMAs side by side: the driver transposes qf[kb] once for both).
@@ -1551,10 +1559,12 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
       }
     if (PREFETCH) {
       [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
-      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
       kn = nkn;
-      vn = nvn;
       [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = nks[i];
+    }
+    if (PREFETCH || V_AHEAD) {
+      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
+      vn = nvn;
       [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = nvs[i];
     }
   }
