@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Session 47, run 4 (prepared, not run: the session's device time was spent): V one tile ahead
 # (run 2's V_AHEAD, kept for q8_0's one-row loop) in two more places, each a one-line change:
+# (The branches may not outlive the session: patches/vahead-wide-not-run.patch and
+# vahead-f16-not-run.patch on main recreate them.)
 # wide (branch exp-vahead-wide): q8_0's wide form too (m 2: 8 query rows in the 8-column loop);
 # f16v (branch exp-vahead-f16): f16 V too (one-row loop; 32 words a lane, not q8_0's 16).
 # carry [".gl", ".pk"]; pack at main:
