@@ -130,9 +130,10 @@ const bool K_ROWS = K_TYPE == TYPE_F16 || K_Q8, V_ROWS = V_TYPE == TYPE_F16 || V
 // -8%, q8_0 m 1 at 32K / 128K -7% / -6%, batch 16 8K -5%; q8_0's wide form +1% (m 3) / +4%
 // (m 8); registers 151 -> 161 (f16), 146 -> 168 (q8_0).)
 const bool PREFETCH = !K_ROWS && !V_ROWS;
-// q8_0 V (the 8-column loop: one query row and the wide form): V one tile ahead, loaded at the top of the step before
-// (in flight for a whole step), K still after the scores in K's registers. (H200, session 47 runs
-// 2-3: R161 -> R165, 128K 88.7 -> 86.9 us, 32K 32.7 -> 31.6, batch 16 8K 76.3 -> 74.9, 4K even.
+// q8_0 V (the 8-column loop: one query row and the wide form): V one tile ahead, loaded at the
+// top of the step before (in flight for a whole step), K still after the scores in K's
+// registers. (H200, session 47 runs 2-3, one row: R161 -> R165, 128K 88.7 -> 86.9 us, 32K 32.7 ->
+// 31.6, batch 16 8K 76.3 -> 74.9, 4K even.
 // In the 16-row loop (m >= 3) the same spilled, R252 with 24 STL: m 3 / m 8 at 32K +23% / +29%.
 // The wide form (m 2), session 48 (session 47's run 4): R201 -> R220, 32K 38.5 -> 36.9 us, 8K
 // 20.4 -> 20.0. f16 V ahead: R237, 173 copies on the steady path, 128K 134.0 -> 160.4 us.)
