@@ -138,6 +138,9 @@ const bool PREFETCH = !K_ROWS && !V_ROWS;
 // The wide form (m 2), session 48 (session 47's run 4): R201 -> R220, 32K 38.5 -> 36.9 us, 8K
 // 20.4 -> 20.0. f16 V ahead: R237, 173 copies on the steady path, 128K 134.0 -> 160.4 us.)
 const bool V_AHEAD = V_Q8 && !PREFETCH;
+// (Experiment: the wide form's K one tile ahead too, at the top of the step before, in a second
+// buffer: its registers are past the 12-warp line already.)
+const bool K_AHEAD = V_AHEAD && WIDE;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
 // negative bits) at bit F j of the lane's words; norms after the bits (one group).
 const uint K_MB = K_TYPE == TYPE_TURBO2 ? 1 : K_TYPE == TYPE_TURBO3 ? 2 : 3;
@@ -1401,21 +1404,33 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
-  uint kw[K_LW], vw[V_LW], kn, vn, ks[K_SW2], vs[V_SW2];
+  // The tiles' words in UNROLL buffers: where a step loads the next tile's words while it computes
+  // this one's (PREFETCH, V_AHEAD), the loop runs two steps an iteration, the current tile's words
+  // in buffer u and the next one's in the other, so that no copy carries them across steps.
+  const uint UNROLL = PREFETCH || K_AHEAD ? 2u : 1u;
+  uint kwb[UNROLL][K_LW], vwb[UNROLL][V_LW], knb[UNROLL], vnb[UNROLL], ksb[UNROLL][K_SW2], vsb[UNROLL][V_SW2];
   // The subgroup's tiles, from tb0 (TILES_DOWN: from its last down to tb0; a split's new tokens,
   // in a fused call, are in its last tiles: only the first fetch may hold them).
   const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
   uint tb = TILES_DOWN ? tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP : tb0;
-  if (PREFETCH && tiles > 0u) fetch_tile(tb, lane, kvh, first_page, kw, vw, kn, vn, ks, vs);
-  if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kw, kn, ks);
-  if (V_AHEAD && tiles > 0u) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
+  if (PREFETCH && tiles > 0u) fetch_tile(tb, lane, kvh, first_page, kwb[0], vwb[0], knb[0], vnb[0], ksb[0], vsb[0]);
+  if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kwb[0], knb[0], ksb[0]);
+  if (V_AHEAD && tiles > 0u) fetch_v(tb, lane, kvh, first_page, vwb[0], vnb[0], vsb[0]);
 
-  for (uint left = tiles; left > 0u; --left, tb = next_tile(tb)) {
+  for (uint left = tiles; left > 0u;)
+   [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
+    if (u > 0u && left == 0u) break;
+    const uint nx = (u + 1u) % UNROLL;
+    uint kw[K_LW], vw[V_LW], kn = knb[u], vn = vnb[u], ks[K_SW2], vs[V_SW2];  // (buffer u's, by name)
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = kwb[u][i];
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = vwb[u][i];
+    [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = ksb[u][i];
+    [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = vsb[u][i];
     // The next tile's words, in flight while this one is computed (rows: this tile's V, or with
     // V_AHEAD the next one's; the next one's K below).
-    uint nkw[K_LW], nvw[V_LW], nkn, nvn, nks[K_SW2], nvs[V_SW2];
-    if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, nkw, nvw, nkn, nvn, nks, nvs);
-    if (V_AHEAD && left > 1u) fetch_v_as(next_tile(tb), lane, kvh, first_page, false, nvw, nvn, nvs);
+    if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, kwb[nx], vwb[nx], knb[nx], vnb[nx], ksb[nx], vsb[nx]);
+    if (V_AHEAD && left > 1u) fetch_v_as(next_tile(tb), lane, kvh, first_page, false, vwb[nx], vnb[nx], vsb[nx]);
+    if (K_AHEAD && left > 1u) fetch_k_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
     if (!PREFETCH && !V_AHEAD) fetch_v(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores: per 16-dim block and token half h, the centroids (hi rows, lo rows) times Qb (a
@@ -1469,7 +1484,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 4; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && left > 1u) fetch_k_as(next_tile(tb), lane, kvh, first_page, false, kw, kn, ks);
+    if (!PREFETCH && !K_AHEAD && left > 1u) fetch_k_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
     // Masks: rows past the group's, tokens past the split's end, before a row's window or after
     // its own position; a tile inside every row's range (most of them) needs only the rows'.
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
@@ -1559,16 +1574,8 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         if (WIDE) acc[db] = coopMatMulAddNV(ah, pl, acc[db]);
         acc[db] = coopMatMulAddNV(al, pf, acc[db]);
       }
-    if (PREFETCH) {
-      [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
-      kn = nkn;
-      [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = nks[i];
-    }
-    if (PREFETCH || V_AHEAD) {
-      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
-      vn = nvn;
-      [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = nvs[i];
-    }
+    --left;
+    tb = next_tile(tb);
   }
 
   // The subgroup's state: l summed over its tokens (lanes with the same c), o = hi + lo columns.
