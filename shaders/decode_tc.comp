@@ -138,8 +138,9 @@ const bool PREFETCH = !K_ROWS && !V_ROWS;
 // The wide form (m 2), session 48 (session 47's run 4): R201 -> R220, 32K 38.5 -> 36.9 us, 8K
 // 20.4 -> 20.0. f16 V ahead: R237, 173 copies on the steady path, 128K 134.0 -> 160.4 us.)
 const bool V_AHEAD = V_Q8 && !PREFETCH;
-// (Experiment: the wide form's K one tile ahead too, at the top of the step before, in a second
-// buffer: its registers are past the 12-warp line already.)
+// The wide form's K one tile ahead too, loaded at the top of the step before into the other tile
+// buffer (its registers are past the 12-warp line already). (H200, session 49 run 1, with the two
+// buffers: R220 -> R252, no spills; m 2 at 32K 36.9 -> 34.3 us, 8K 20.5 -> 20.3.)
 const bool K_AHEAD = V_AHEAD && WIDE;
 // The tiles (kvcache/layout.hpp): pair j's field (F = 2 x index bits: two magnitudes, then two
 // negative bits) at bit F j of the lane's words; norms after the bits (one group).
@@ -1404,9 +1405,12 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, r0 + k, len, row_live[k], hi_tok[k], lo_tok[k]);
-  // The tiles' words in UNROLL buffers: where a step loads the next tile's words while it computes
-  // this one's (PREFETCH, V_AHEAD), the loop runs two steps an iteration, the current tile's words
-  // in buffer u and the next one's in the other, so that no copy carries them across steps.
+  // The tiles' words in UNROLL buffers: where a step loads the next tile's K and V while it
+  // computes this one (PREFETCH, K_AHEAD), the loop runs two steps an iteration, the current tile's
+  // words in buffer u and the next one's in the other, so that no copy carries them across steps.
+  // (H200, session 49 run 1: turbo2/3/4 at 128K -2.9/-2.1/-1.3%, turbo3's copies 152 -> 123 a
+  // tile; at 8K +1..2%. q8_0's one-row loop keeps one buffer, its V ahead copied: two cost it
+  // R165 -> R230 and +30% at 32K, session 48 run 1.)
   const uint UNROLL = PREFETCH || K_AHEAD ? 2u : 1u;
   uint kwb[UNROLL][K_LW], vwb[UNROLL][V_LW], knb[UNROLL], vnb[UNROLL], ksb[UNROLL][K_SW2], vsb[UNROLL][V_SW2];
   // The subgroup's tiles, from tb0 (TILES_DOWN: from its last down to tb0; a split's new tokens,
@@ -1417,8 +1421,8 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   if (!PREFETCH && tiles > 0u) fetch_k(tb, lane, kvh, first_page, kwb[0], knb[0], ksb[0]);
   if (V_AHEAD && tiles > 0u) fetch_v(tb, lane, kvh, first_page, vwb[0], vnb[0], vsb[0]);
 
-  for (uint left = tiles; left > 0u;)
-   [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
+  for (uint left = tiles; left > 0u;)  // (UNROLL steps an iteration, u the buffer of this one)
+  [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
     if (u > 0u && left == 0u) break;
     const uint nx = (u + 1u) % UNROLL;
     uint kw[K_LW], vw[V_LW], kn = knb[u], vn = vnb[u], ks[K_SW2], vs[V_SW2];  // (buffer u's, by name)
@@ -1427,7 +1431,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = ksb[u][i];
     [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = vsb[u][i];
     // The next tile's words, in flight while this one is computed (rows: this tile's V, or with
-    // V_AHEAD the next one's; the next one's K below).
+    // V_AHEAD the next one's; the next one's K below, or with K_AHEAD here).
     if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, kwb[nx], vwb[nx], knb[nx], vnb[nx], ksb[nx], vsb[nx]);
     if (V_AHEAD && left > 1u) fetch_v_as(next_tile(tb), lane, kvh, first_page, false, vwb[nx], vnb[nx], vsb[nx]);
     if (K_AHEAD && left > 1u) fetch_k_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
