@@ -1158,22 +1158,32 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   uint hi_tok[2], lo_tok[2];
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
-  uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];
-  uvec2 kn, vn;
+  // The tiles' words in UNROLL buffers, as in columns_split: with PREFETCH two steps an
+  // iteration, the current tile's words in buffer u and the next one's in the other.
+  const uint UNROLL = PREFETCH ? 2u : 1u;
+  uint kwb[UNROLL][K_LW], vwb[UNROLL][V_LW], ksb[UNROLL][K_SW4], vsb[UNROLL][V_SW4];
+  uvec2 knb[UNROLL], vnb[UNROLL];
   // The subgroup's tiles (TILES_DOWN: from its last down; only the first fetch may hold new tokens).
   const uint tb0 = start + sg * TILE, tiles = tb0 < end ? (end - 1u - tb0) / STEP + 1u : 0u;
   uint tb = TILES_DOWN ? tb0 + (tiles > 0u ? tiles - 1u : 0u) * STEP : tb0;
   if (tiles > 0u) {
-    if (PREFETCH) fetch_tile16(tb, lane, kvh, first_page, kw, kn, ks, vw, vn, vs);
-    else fetch_k16(tb, lane, kvh, first_page, kw, kn, ks);
+    if (PREFETCH) fetch_tile16(tb, lane, kvh, first_page, kwb[0], knb[0], ksb[0], vwb[0], vnb[0], vsb[0]);
+    else fetch_k16(tb, lane, kvh, first_page, kwb[0], knb[0], ksb[0]);
   }
 
-  for (uint left = tiles; left > 0u; --left, tb = next_tile(tb)) {
-    uint nkw[K_LW], nvw[V_LW], nks[K_SW4], nvs[V_SW4];
-    uvec2 nkn, nvn;
+  for (uint left = tiles; left > 0u;)  // (UNROLL steps an iteration, u the buffer of this one)
+  [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
+    if (u > 0u && left == 0u) break;
+    const uint nx = (u + 1u) % UNROLL;
+    uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];  // (buffer u's, by name)
+    uvec2 kn = knb[u], vn = vnb[u];
+    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = kwb[u][i];
+    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = vwb[u][i];
+    [[unroll]] for (uint i = 0; i < K_SW4; ++i) ks[i] = ksb[u][i];
+    [[unroll]] for (uint i = 0; i < V_SW4; ++i) vs[i] = vsb[u][i];
     if (PREFETCH && left > 1u) {
-      fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, nkw, nkn, nks);
-      fetch_v16_as(next_tile(tb), lane, kvh, first_page, false, nvw, nvn, nvs);
+      fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
+      fetch_v16_as(next_tile(tb), lane, kvh, first_page, false, vwb[nx], vnb[nx], vsb[nx]);
     }
     if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
 
@@ -1213,7 +1223,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (pc.softcap > 0.0)
       [[unroll]] for (uint i = 0; i < 8u; ++i) sc[i] = pc.softcap * tanh(sc[i] / pc.softcap);
     // Rows: K's words are spent; the next tile's K comes while this one's softmax and output run.
-    if (!PREFETCH && left > 1u) fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, kw, kn, ks);
+    if (!PREFETCH && left > 1u) fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
     if (tb + TILE <= end && tb + TILE + M <= len + 1u && pc.window == 0u) {
       [[unroll]] for (uint i = 0; i < 8u; ++i)
         if (!row_live[(i >> 1) & 1u]) sc[i] = NEG_INF;
@@ -1276,12 +1286,8 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
             }
           }
     }
-    if (PREFETCH) {
-      [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = nkw[i];
-      [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = nvw[i];
-      kn = nkn;
-      vn = nvn;
-    }
+    --left;
+    tb = next_tile(tb);
   }
 
   // The subgroup's state: l summed over the lanes of a row (its c), o = the accumulators.
