@@ -1159,7 +1159,9 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   bool row_live[2];
   [[unroll]] for (uint k = 0; k < 2; ++k) row_range(row_chunk, g + 8u * k, len, row_live[k], hi_tok[k], lo_tok[k]);
   // The tiles' words in UNROLL buffers, as in columns_split: with PREFETCH two steps an
-  // iteration, the current tile's words in buffer u and the next one's in the other.
+  // iteration, the current tile's words in buffer u and the next one's in the other. (H200,
+  // session 49 run 2b: turbo3 m 8 R230 -> R245, 32K 64.1 -> 62.1 us, 8K 29.7 -> 28.8; turbo2 /
+  // turbo4 m 8 32K -3% / -1.4%, 8K even; turbo3 m 3 32K 41.0 -> 39.4.)
   const uint UNROLL = PREFETCH ? 2u : 1u;
   uint kwb[UNROLL][K_LW], vwb[UNROLL][V_LW], ksb[UNROLL][K_SW4], vsb[UNROLL][V_SW4];
   uvec2 knb[UNROLL], vnb[UNROLL];
