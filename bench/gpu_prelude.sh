@@ -111,7 +111,7 @@ loops() {
   for f in "/tmp/sass-out-$n"/*.sass; do
     grep -q HMMA "$f" || continue
     { echo "== $n $(basename "$f") registers R$(grep -o 'R[0-9]\+' "$f" | sed 's/R//' | sort -n | tail -1)";
-      python3 bench/sass_loop.py "$f"; } >> "$R/loops.txt" 2>&1
+      timeout 60 python3 bench/sass_loop.py "$f"; } >> "$R/loops.txt" 2>&1
   done
   rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
 }
