@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds what a session's GPU scripts run (the checked-out tree, Release, our library static; the
 # GPU machine has none of our Debian libraries: spdlog, fmt and Google Benchmark travel in .gl/lib,
-# bench/gl_setup.sh), stripped into build-slim/ and packed as .pk/bins.tar.xz (carry [".gl",
+# which it fills last through bench/gl_setup.sh), stripped into build-slim/ and packed as
+# .pk/bins.tar.xz (carry [".gl",
 # ".pk"]; bench/gpu_prelude.sh unpacks it there).
 # Arguments, for A/B runs in one call: LABEL=COMMIT:TARGET[,TARGET...] builds those targets
 # (turboprof, bench_append, test_*) at COMMIT too, packed beside the tree's as <target>-<LABEL>.
@@ -30,4 +31,6 @@ for t in "${tree[@]}"; do strip -o "build-slim/$(where "$t")/$t" "build-run/$(wh
 for f in "$X"/*; do [ -e "$f" ] && cp "$f" "build-slim/$(where "$(basename "${f%-*}")")/"; done
 rm -rf "$X"
 tar cf - build-slim | xz -T2 -3 > .pk/bins.tar.xz
-ls -la .pk/bins.tar.xz
+# .gl/ with the libraries these binaries link (a fresh checkout's first pack had none: session 49).
+bash bench/gl_setup.sh >/dev/null
+ls -la .pk/bins.tar.xz .gl/lib
