@@ -2,8 +2,7 @@
 # Builds what a session's GPU scripts run (the checked-out tree, Release, our library static; the
 # GPU machine has none of our Debian libraries: spdlog, fmt and Google Benchmark travel in .gl/lib,
 # which it fills last through bench/gl_setup.sh), stripped into build-slim/ and packed as
-# .pk/bins.tar.xz (carry [".gl",
-# ".pk"]; bench/gpu_prelude.sh unpacks it there).
+# .pk/bins.tar.xz (carry [".gl", ".pk"]; bench/gpu_prelude.sh unpacks it there).
 # Arguments, for A/B runs in one call: LABEL=COMMIT:TARGET[,TARGET...] builds those targets
 # (turboprof, bench_append, test_*) at COMMIT too, packed beside the tree's as <target>-<LABEL>.
 # Those are built first, in the same build folder checked out per commit (incremental; the tree
