@@ -103,16 +103,21 @@ sass() {
   (cd "/tmp/sass-out-$n" && tar czf "$R/sass-$n.tar.gz" ./*.sass 2>/dev/null)
 }
 # loops NAME LABEL ARGS...: sass NAME LABEL ARGS..., then for every pipeline with MMAs its
-# highest register and its tile loop's instruction mix (bench/sass_loop.py) into $R/loops.txt; the
-# archive and index dropped (few files come back). Session 36's runs 2-3 wrote this out by hand.
+# highest register and its tile loop's instruction mix (bench/sass_loop.py, 60 s at most) into
+# $R/loops.txt, and its listing as NAME-NN.sass into $R/listings.tar.gz (one file for every loops
+# call: `sass_loop.py --list` reads them here afterwards); sass's own archive and index dropped
+# (few files come back). Session 36's runs 2-3 wrote this out by hand.
 loops() {
   local n=$1 f
   sass "$@"
+  mkdir -p /tmp/listings
   for f in "/tmp/sass-out-$n"/*.sass; do
     grep -q HMMA "$f" || continue
     { echo "== $n $(basename "$f") registers R$(grep -o 'R[0-9]\+' "$f" | sed 's/R//' | sort -n | tail -1)";
       timeout 60 python3 bench/sass_loop.py "$f"; } >> "$R/loops.txt" 2>&1
+    cp "$f" "/tmp/listings/$n-$(basename "$f")"
   done
+  (cd /tmp && tar czf "$R/listings.tar.gz" listings)
   rm -f "$R/sass-$n.tar.gz" "$R/sass-$n.txt"
 }
 # rounds REPS "LABEL..." ARGS...: REPS rounds of turboprof ARGS for each LABEL in turn, into
