@@ -268,6 +268,15 @@ def self_test():
         (spills([(0, "STL [R1+0x10], R2"), (16, "@!P0 LDL.64 R4, [R1+0x8]"), (32, "LDG.E R0, desc[UR4][R2.64]")]),
          {"STL": 1, "LDL": 1}, "spills counted"),
     ]
+    # 40 branches in a row, each skipping one FADD: 2^40 paths, which a walk of every path (before
+    # session 49) never finished; the shortest takes every branch: LDG, HMMA, 40 BRA, back edge.
+    wide = [(0x100, "LDG.E R0, desc[UR4][R2.64] ;"), (0x110, "HMMA.16816.F32 R4, R8, R12, R4 ;")]
+    for i in range(40):
+        a = 0x120 + 0x20 * i
+        wide += [(a, "@P0 BRA 0x%x ;" % (a + 0x20)), (a + 0x10, "FADD R1, R1, R1 ;")]
+    wide.append((0x120 + 0x20 * 40, "BRA 0x100 ;"))
+    n_wide, d_wide, _, _ = steady_path(wide)
+    checks.append(((n_wide, len(d_wide), {d for _, d in d_wide}), (43, 40, {"T"}), "40 branches in a row"))
     bad = [(got, want, what) for got, want, what in checks if got != want]
     for got, want, what in bad:
         print("sass_loop.py self-test: %s: %r, expected %r" % (what, got, want))
