@@ -21,10 +21,12 @@
 # at 32K -2..-5%, 8K -1..-3%; if the driver still copies (the reads not placed in the operand
 # registers), even. Wavefronts unchanged (two 32-bit reads, one each, for one 64-bit read, two).
 # chains16: +8 registers (R245 -> ~253: spills, STL in the loop, would make it slower); if the
-# chains bound the scores phase, m 8 at 32K -3..-8%, else even (as in the 8-column loop).
+# chains bound the scores phase, m 8 at 32K -3..-8%, else even (as in the 8-column loop). The
+# branch also splits the wide form's (m 2) turbo and f16 score chain, one of 24 (16 exact) MMAs a
+# tile, into two (+4 registers): m 2 turbo at 32K -2..-5% if it bounds that loop.
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
-for l in main split16 chains16; do
+for l in main split16 chains16; do  # (m 8: the 16-row loop)
   loops $l $l profile --types turbo3 --ctx 32k --m 8 --modes 0 --repeat 2
 done
 lg loops
@@ -33,4 +35,5 @@ suites 300 chains16 &
 wait
 AB_FILE=m8.txt rounds 2 "main split16 chains16" profile --types turbo2,turbo3,turbo4 --ctx 8k,32k --m 8 --modes 0 --repeat 20
 AB_FILE=m3.txt rounds 1 "main split16 chains16" profile --types turbo3,f16 --ctx 32k --m 3 --modes 0 --repeat 20
-report m8.txt m3.txt
+AB_FILE=m2.txt rounds 2 "main chains16" profile --types turbo3,turbo2,f16 --ctx 32k --m 2 --modes 0 --repeat 20
+report m8.txt m3.txt m2.txt
