@@ -20,8 +20,11 @@
 # Prediction, split16: turbo m 8 / m 3 steady path 633 -> ~600 a tile (copies -100, reads +65),
 # at 32K -2..-5%, 8K -1..-3%; if the driver still copies (the reads not placed in the operand
 # registers), even. Wavefronts unchanged (two 32-bit reads, one each, for one 64-bit read, two).
-# chains16: +8 registers (R245 -> ~253: spills, STL in the loop, would make it slower); if the
-# chains bound the scores phase, m 8 at 32K -3..-8%, else even (as in the 8-column loop). The
+# chains16: +8 registers (R245 -> ~253: spills, STL in the loop, would make it slower). In u16's
+# schedule (`sass_loop.py --list`, the stall field summed along the steady path) a tile's 48 score
+# MMAs span ~650 cycles of fixed stalls and its 48 output MMAs (16 accumulators) ~300: dependent
+# MMAs sit ~27 cycles apart. Four chains: the scores' span toward ~350, m 8 at 32K -5..-10% (two
+# warps a scheduler hide part of it); even if registers spill or the other warp already hid it. The
 # branch also splits the wide form's (m 2) turbo and f16 score chain, one of 24 (16 exact) MMAs a
 # tile, into two (+4 registers): m 2 turbo at 32K -2..-5% if it bounds that loop.
 source bench/gpu_prelude.sh
