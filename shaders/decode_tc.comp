@@ -1074,6 +1074,16 @@ void fetch_tile16(uint tb, uint lane, uint kvh, uint first_page, out uint kw[K_L
   }
 }
 
+// A tile loop's step u: the words of tile buffer u (kwb[u] ...) as kw, vw, kn, vn, ks, vs (norm
+// words of type NT, KS and VS scale words), by name (rows16_split, columns_split).
+#define TAKE_TILE(u, NT, KS, VS)                                                                    \
+  uint kw[K_LW], vw[V_LW], ks[KS], vs[VS];                                                          \
+  NT kn = knb[u], vn = vnb[u];                                                                      \
+  [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = kwb[u][i];                                     \
+  [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = vwb[u][i];                                     \
+  [[unroll]] for (uint i = 0; i < KS; ++i) ks[i] = ksb[u][i];                                       \
+  [[unroll]] for (uint i = 0; i < VS; ++i) vs[i] = vsb[u][i];
+
 // ROWS16: pair r (0..3) of the columns' A fragment of K step kb (token g + 8 (r >> 1), k slots
 // 2c + 8 (r & 1), + 1) as (hi, lo) halves: from the tables, rows or q8_0 bytes (lo 0).
 #define K_PAIR16(kb, r, hv, lv)                                                                     \
@@ -1177,12 +1187,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
   [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
     if (u > 0u && left == 0u) break;
     const uint nx = (u + 1u) % UNROLL;
-    uint kw[K_LW], vw[V_LW], ks[K_SW4], vs[V_SW4];  // (buffer u's, by name)
-    uvec2 kn = knb[u], vn = vnb[u];
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = kwb[u][i];
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = vwb[u][i];
-    [[unroll]] for (uint i = 0; i < K_SW4; ++i) ks[i] = ksb[u][i];
-    [[unroll]] for (uint i = 0; i < V_SW4; ++i) vs[i] = vsb[u][i];
+    TAKE_TILE(u, uvec2, K_SW4, V_SW4)
     if (PREFETCH && left > 1u) {
       fetch_k16_as(next_tile(tb), lane, kvh, first_page, false, kwb[nx], knb[nx], ksb[nx]);
       fetch_v16_as(next_tile(tb), lane, kvh, first_page, false, vwb[nx], vnb[nx], vsb[nx]);
@@ -1433,11 +1438,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   [[unroll]] for (uint u = 0; u < UNROLL; ++u) {
     if (u > 0u && left == 0u) break;
     const uint nx = (u + 1u) % UNROLL;
-    uint kw[K_LW], vw[V_LW], kn = knb[u], vn = vnb[u], ks[K_SW2], vs[V_SW2];  // (buffer u's, by name)
-    [[unroll]] for (uint i = 0; i < K_LW; ++i) kw[i] = kwb[u][i];
-    [[unroll]] for (uint i = 0; i < V_LW; ++i) vw[i] = vwb[u][i];
-    [[unroll]] for (uint i = 0; i < K_SW2; ++i) ks[i] = ksb[u][i];
-    [[unroll]] for (uint i = 0; i < V_SW2; ++i) vs[i] = vsb[u][i];
+    TAKE_TILE(u, uint, K_SW2, V_SW2)
     // The next tile's words, in flight while this one is computed (rows: this tile's V, or with
     // V_AHEAD the next one's; the next one's K below, or with K_AHEAD here).
     if (PREFETCH && left > 1u) fetch_tile_old(next_tile(tb), lane, kvh, first_page, kwb[nx], vwb[nx], knb[nx], vnb[nx], ksb[nx], vsb[nx]);
