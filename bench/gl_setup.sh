@@ -2,9 +2,9 @@
 # Prepares .gl/ for the GPU machine (carry [".gl", ".pk"]): the Vulkan loader's Debian packages
 # (the machine has none; bench/gpu_env.sh unpacks them there), the Debian shared libraries our
 # binaries link (spdlog, fmt, Google Benchmark) in .gl/lib, and zstd (bench/sass_dump.py) in
-# .gl/bin with its libraries. Run once per checkout, here, as root; .gl/ is kept out of git
-# through .git/info/exclude. A fresh checkout without .gl/lib fails on the device with
-# "libspdlog.so.1.10: cannot open shared object file" (session 36).
+# .gl/bin with its libraries. bench/pack_gpu.sh runs it after each pack (here, as root); .gl/ is
+# kept out of git through .git/info/exclude. A checkout without .gl/lib fails on the device with
+# "libspdlog.so.1.10: cannot open shared object file" (sessions 36, 49).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 grep -qx '/.gl/' .git/info/exclude 2>/dev/null || echo /.gl/ >> .git/info/exclude
@@ -16,8 +16,7 @@ if ! ls .gl/libvulkan1_*.deb >/dev/null 2>&1; then
   apt-get "${o[@]}" update >/dev/null
   (cd .gl && apt-get "${o[@]}" download libvulkan1 libegl1 libglvnd0 libopengl0 libgl1 libglx0 libgles2)
 fi
-# Every non-system library of the binaries pack_gpu.sh packed into build-slim/ (run it first, or
-# this again after it) and of zstd.
+# Every non-system library of the binaries pack_gpu.sh packed into build-slim/ and of zstd.
 bins=(build-slim/*/* "$(command -v zstd)")
 for b in "${bins[@]}"; do
   [ -x "$b" ] || continue
