@@ -1195,13 +1195,15 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     if (!PREFETCH) fetch_v16(tb, lane, kvh, first_page, vw, vn, vs);
 
     // Scores, per token half h: B = K's values of tokens 8h.. (hi, lo) of each 16-dim step (q8_0:
-    // one accumulator per 32-dim block and half, s[2 (kb / 2) + h], scaled afterwards).
-    const uint SACC16 = K_Q8 ? 2u * KQ : 2u;
+    // one accumulator per 32-dim block and half, s[2 (kb / 2) + h], scaled afterwards; else two
+    // per half, s[2 (kb % 2) + h], summed afterwards: turbo's chains of dependent MMAs are 12 long,
+    // not 24, which the schedule showed stalling (tuning log §56).
+    const uint SACC16 = K_Q8 ? 2u * KQ : 4u;
     fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> s[SACC16];
     [[unroll]] for (uint i = 0; i < SACC16; ++i) s[i] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
       [[unroll]] for (uint h = 0; h < 2u; ++h) {
-        const uint si = K_Q8 ? 2u * (kb / 2u) + h : h;
+        const uint si = K_Q8 ? 2u * (kb / 2u) + h : 2u * (kb % 2u) + h;
         K_PAIR16(kb, 2u * h, h0, l0)
         K_PAIR16(kb, 2u * h + 1u, h1, l1)
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> bh;
@@ -1219,7 +1221,7 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     float sc[8];
     [[unroll]] for (uint i = 0; i < 8u; ++i) {
       const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
-      float si = s[h][2u * k + e];
+      float si = K_Q8 ? 0.0 : s[h][2u * k + e] + s[2u + h][2u * k + e];
       if (K_Q8) {  // the blocks' scales of the element's token (8h + 2c + e)
         si = 0.0;
         [[unroll]] for (uint bq = 0; bq < KQ; ++bq)
@@ -1456,7 +1458,7 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     [[unroll]] for (uint j = 0; j < SACC; ++j) s[j] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb)
       if (WIDE && K_EXACT) {
-        const uint sa = K_Q8 ? kb / 2u : 0u;
+        const uint sa = K_Q8 ? kb / 2u : kb % 2u;  // (f16: two chains, summed below)
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
         BUILD_A_K_EXACT(kb, a)
         s[sa] = coopMatMulAddNV(a, qf[kb], s[sa]);
@@ -1464,9 +1466,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
       } else if (WIDE) {
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> ah, al;
         BUILD_A(kw, kb, K_F, K_LW, K_ENTRIES, TAB_K, ah, al)
-        s[0] = coopMatMulAddNV(ah, qf[kb], s[0]);
-        s[0] = coopMatMulAddNV(ah, ql[kb], s[0]);
-        s[0] = coopMatMulAddNV(al, qf[kb], s[0]);
+        const uint sa = kb % 2u;  // two chains of 12 MMAs a tile, not one of 24
+        s[sa] = coopMatMulAddNV(ah, qf[kb], s[sa]);
+        s[sa] = coopMatMulAddNV(ah, ql[kb], s[sa]);
+        s[sa] = coopMatMulAddNV(al, qf[kb], s[sa]);
       } else if (K_EXACT) {
         const uint sa = K_Q8 ? kb / 2u : 0u;
         fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
@@ -1487,6 +1490,8 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
     float sc[4];
     [[unroll]] for (uint i = 0; i < 4; ++i) {
       float si = K_EXACT || WIDE ? s[0][i] : s[i >> 1][i & 1u] + s[i >> 1][(i & 1u) + 2u];
+      if (WIDE && !K_Q8)  // the wide form's second chain (a loop: s[1] would be out of range for
+        [[unroll]] for (uint j = 1; j < SACC; ++j) si += s[j][i];  // the spec defaults' q8_0 size)
       if (K_Q8) {  // the blocks' scales of the element's token (g or g + 8)
         si = 0.0;
         [[unroll]] for (uint b = 0; b < KQ; ++b)
