@@ -151,6 +151,7 @@ json caps_json(const DeviceCaps& c) {
           {"storage_8bit", c.storage_8bit},
           {"integer_dot_product", c.integer_dot_product},
           {"cooperative_matrix", c.cooperative_matrix},
+          {"cooperative_matrix_shapes", c.cooperative_matrix_shapes},
           {"heaps", heaps},
           {"supported", c.unsupported_reason().empty()},
           {"unsupported_reason", c.unsupported_reason()}};
