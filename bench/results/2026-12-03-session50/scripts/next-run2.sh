@@ -10,6 +10,8 @@
 # it). The 16x8 A's element order is assumed to be the 16x8 f16 type's, (g, 2c), (g, 2c+1),
 # (g+8, 2c), (g+8, 2c+1), which coopmat_probe checks for NV matrices (their types carry no use);
 # test_decode_tc decides.
+# (Session 12, tuning log §20 run 2: building every A before its MMAs left the SASS identical; k8
+# changes the operand's size, not the order.)
 # Prediction: scores' copies 64 -> ~0 a tile, HMMA +16: steady path 535 -> ~490 a tile (turbo3),
 # 128K turbo3 / turbo4 -4..-8%; if the driver copies each pair anyway (into one register pair),
 # +16 instructions, +1..3%.

@@ -4,7 +4,7 @@
 # Why now: the targets table (../targets/) has turbo3's mode 1 (reads nothing) at 52.7 us at 128K
 # against mode 0's 69.4 (1.32x; session 46: ~67 against 71.7, 1.07x): since session 49's two
 # buffers the loop without reads is much cheaper than the loop with them, so the reads' latency
-# is exposed again. Session 12 measured two ahead as slower (tuning log line ~726), when mode 1
+# is exposed again. Session 12 measured two ahead as slower (tuning log §20, run 6), when mode 1
 # itself was the bound. Prediction: +~14 registers (turbo3 K+V words of one tile a lane); if
 # occupancy holds (shared memory bounds it at 3 workgroups an SM), m 1 turbo at 128K toward mode
 # 1: turbo3 69.4 -> ~60 us, 32K 27.4 -> ~24; at 8K even or slower (the longer prologue).
