@@ -131,14 +131,18 @@ rounds() {
     lg "$f $rep"
   done
 }
-# report [FILE...]: an A/B script's last lines: progress and device, ab.txt's errors and summary
-# (bench/ab_summary.py), each FILE's rows (other A/B files: batches, m) and the loops' counts.
+# report [FILE...]: an A/B script's last lines: progress and device; for ab.txt (where there is
+# one) and each FILE (other A/B files: batches, m) its errors and medians (bench/ab_summary.py);
+# the loops' counts.
 report() {
   cat "$R/progress.txt" "$R/device.txt"
-  grep -i rror "$R/ab.txt" | head -5
-  python3 bench/ab_summary.py "$R/ab.txt"
   local f
-  for f in "$@"; do cut -c1-150 "$R/$f" | grep -v " type "; done
+  for f in ab.txt "$@"; do  # (each file's rows come back whole; here their medians, and errors)
+    [ -f "$R/$f" ] || continue
+    echo "== $f"
+    grep -i rror "$R/$f" | head -5
+    python3 bench/ab_summary.py "$R/$f"
+  done
   [ -f "$R/loops.txt" ] && grep -E "^== |steady path:|issue floor" -A1 "$R/loops.txt" | cut -c1-250
   return 0
 }
