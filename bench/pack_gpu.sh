@@ -29,6 +29,7 @@ rm -rf build-slim && mkdir -p build-slim/profile build-slim/tests build-slim/ben
 for t in "${tree[@]}"; do strip -o "build-slim/$(where "$t")/$t" "build-run/$(where "$t")/$t"; done
 for f in "$X"/*; do [ -e "$f" ] && cp "$f" "build-slim/$(where "$(basename "${f%-*}")")/"; done
 rm -rf "$X"
+git describe --always --dirty > build-slim/COMMIT  # (the tree's commit, for run_targets.sh's header)
 tar cf - build-slim | xz -T2 -3 > .pk/bins.tar.xz
 # .gl/ with the libraries these binaries link (a fresh checkout's first pack had none: session 49).
 bash bench/gl_setup.sh >/dev/null

@@ -140,7 +140,9 @@ table() {
   if ((${#INPUTS[@]})); then python3 bench/targets.py "$@" "${INPUTS[@]}"; else echo "no step measured anything: no table"; fi
 }
 {
-  echo "P1-P8 targets, $(date -u +%Y-%m-%dT%H:%MZ), build $B"
+  # (the commit: the one bench/pack_gpu.sh packed, or this checkout's)
+  commit=$(cat "$B/COMMIT" 2>/dev/null || git rev-parse --short HEAD 2>/dev/null || echo unknown)
+  echo "P1-P8 targets, $(date -u +%Y-%m-%dT%H:%MZ), build $B, commit $commit"
   echo "correctness (test_decode LargeContexts): $CORRECT"
   printf '  %s\n' "${STATUS[@]}"
   echo

@@ -125,6 +125,7 @@ class Inputs:
         self.llamacpp = []
         self.append = []      # bench_append rows
         self.devices = {}     # file -> device name
+        self.drivers = set()  # our measurements' Vulkan drivers ("NVIDIA 580.159.04")
         self.files = []       # (name, kind)
         self.cpu = False
         self.ignored = []
@@ -139,6 +140,9 @@ class Inputs:
             dev = doc.get("device") or {}
             self.devices[name] = dev.get("name")
             self.cpu = self.cpu or dev.get("class") == "cpu"
+            driver = " ".join(str(dev[k]) for k in ("driver", "driver_info") if dev.get(k))
+            if driver:
+                self.drivers.add(driver)
             w = (doc.get("workload") or {}).get("name")
             for r in doc.get("rows", []):
                 if "us_median" not in r:
@@ -513,6 +517,8 @@ def render(results, inp, detail=False, markdown=False):
     lines = []
     devs = sorted({d for d in inp.devices.values() if d})
     lines.append("device: %s" % (", ".join(devs) if devs else "unknown"))
+    if inp.drivers:
+        lines.append("driver: %s" % ", ".join(sorted(inp.drivers)))
     if inp.cpu:
         lines.append("note: a CPU Vulkan device (lavapipe) ran these: the figures test the tooling, not the targets")
     if len(devs) > 1:
@@ -673,6 +679,8 @@ def self_test():
         got = headline(Evaluator(load([d])).all())
         for k, v in EXPECTED.items():
             check("synthetic " + k, got.get(k), v)
+        table = render(Evaluator(load([d])).all(), load([d])).splitlines()
+        check("device and driver lines", table[:2], ["device: SYNTHETIC GPU", "driver: synthetic"])
 
         # 2. The committed fixture gives the same (it is the synthetic set, written by --write-fixture).
         if os.path.isdir(FIXTURE_DIR):
