@@ -1221,12 +1221,10 @@ void rows16_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint l
     float sc[8];
     [[unroll]] for (uint i = 0; i < 8u; ++i) {
       const uint h = i >> 2, k = (i >> 1) & 1u, e = i & 1u;
-      float si = K_Q8 ? 0.0 : s[h][2u * k + e] + s[2u + h][2u * k + e];
-      if (K_Q8) {  // the blocks' scales of the element's token (8h + 2c + e)
-        si = 0.0;
+      float si = K_Q8 ? 0.0 : s[h][2u * k + e] + s[2u + h][2u * k + e];  // (turbo, f16: the two chains)
+      if (K_Q8)  // the blocks' scales of the element's token (8h + 2c + e)
         [[unroll]] for (uint bq = 0; bq < KQ; ++bq)
           si += s[2u * bq + h][2u * k + e] * unpackHalf2x16(ks[(2u * h + e) * K_SW + bq / 2u])[bq % 2u];
-      }
       sc[i] = si * (e == 0u ? kn0[h] : kn1[h]) * unscale;
     }
     if (pc.softcap > 0.0)
