@@ -404,19 +404,6 @@ uvec2 table_entry(uint type, uint mb, uint e, float cs, bool exact) {
     a[2 * r] = h.x; a[2 * r + 1] = h.y;                                                             \
   }
 
-// The score phase's A fragment for block blk and token half h (tokens g + 8h): rows g and g + 8
-// hold the same token's C_hi and C_lo (two accumulator rows summed afterwards), so that one table
-// read, a (hi pair, lo pair) entry, fills two consecutive registers of the MMA's A operand
-// (registers 0, 1: rows g, g + 8 at k 2c..2c+1; 2, 3: at k 2c+8..2c+9) with no moves. In the
-// driver's element order: (g, 2c..) = hi of pair 2h, (g, 2c+8..) = hi of pair 2h + 1, then their
-// lo halves at rows g + 8.
-#define BUILD_A_HL(w, blk, h, F, LW, ENTRIES, TABLE, a)                                             \
-  [[unroll]] for (uint r = 0; r < 2u; ++r) {                                                        \
-    TABLE_PAIR(w, 4u * (blk) + 2u * (h) + r, F, LW, ENTRIES, TABLE, hv, lv)                         \
-    a[2 * r] = hv.x; a[2 * r + 1] = hv.y;                                                           \
-    a[4 + 2 * r] = lv.x; a[5 + 2 * r] = lv.y;                                                       \
-  }
-
 // Pb's fragment from a lane's four values (token g, columns 2c, 2c + 1; token g + 8, the same),
 // the lane's own scores: the driver's B elements of lane 4g + c (coopmat_probe.cpp checks; NV
 // matrices: the driver transposes them into mma's order before each MMA). Under KHR matrices
@@ -1407,6 +1394,10 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
   [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(qf[kb], frag, kb * 16, DIM, true);
   if (WIDE)
     [[unroll]] for (uint kb = 0; kb < BLOCKS; ++kb) coopMatLoadNV(ql[kb], frag, 8u * DIM + kb * 16, DIM, true);
+  // The same Qb as 8-dim halves: B of the one-row turbo scores' 16x8x8 MMAs (below).
+  fcoopmatNV<16, gl_ScopeSubgroup, 8, 8> qk8[2 * BLOCKS];
+  if (!WIDE && !K_EXACT)
+    [[unroll]] for (uint j = 0; j < 2u * BLOCKS; ++j) coopMatLoadNV(qk8[j], frag, j * 8, DIM, true);
   TL_STAMP(1u);
   fcoopmatNV<32, gl_ScopeSubgroup, 16, 8> acc[BLOCKS];
   [[unroll]] for (uint db = 0; db < BLOCKS; ++db) acc[db] = fcoopmatNV<32, gl_ScopeSubgroup, 16, 8>(0.0);
@@ -1474,11 +1465,20 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         BUILD_A_K_EXACT(kb, a)
         s[sa] = coopMatMulAddNV(a, qf[kb], s[sa]);
       } else {
-        [[unroll]] for (uint h = 0; h < 2u; ++h) {
-          fcoopmatNV<16, gl_ScopeSubgroup, 16, 16> a;
-          BUILD_A_HL(kw, kb, h, K_F, K_LW, K_ENTRIES, TAB_K, a)
-          s[h] = coopMatMulAddNV(a, qf[kb], s[h]);
-        }
+        // Per token half h (tokens g + 8h), 16x8x8 MMAs over the block's two 8-dim halves r: rows
+        // g and g + 8 of A hold the same token's C_hi and C_lo (two accumulator rows summed
+        // afterwards), so one table read, a (hi pair, lo pair) entry, is a whole A operand (rows
+        // g, g + 8 at k 2c..2c+1) that the driver reads in place; a 16x8x16 A (both halves) took
+        // four copies into one register quad from two reads. (H200, session 51 run 1: steady path 1070 -> 1004
+        // instructions for two tiles, MOV 246 -> 144, HMMA 64 -> 96, R165 both; turbo3 / turbo4
+        // at 8K-128K -0.9..-2.0%, under KHR and NV matrices alike.)
+        [[unroll]] for (uint h = 0; h < 2u; ++h)
+          [[unroll]] for (uint r = 0; r < 2u; ++r) {
+            TABLE_PAIR(kw, 4u * kb + 2u * h + r, K_F, K_LW, K_ENTRIES, TAB_K, hv, lv)
+            fcoopmatNV<16, gl_ScopeSubgroup, 16, 8> a;
+            a[0] = hv.x; a[1] = hv.y; a[2] = lv.x; a[3] = lv.y;
+            s[h] = coopMatMulAddNV(a, qk8[2u * kb + r], s[h]);
+          }
       }
 
     // The lane's scores: token g (elements 0, 1) and g + 8 (2, 3) of rows r0, r0 + 1: in s[h],
