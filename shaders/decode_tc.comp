@@ -137,7 +137,14 @@ const bool PREFETCH = !K_ROWS && !V_ROWS;
 // In the 16-row loop (m >= 3) the same spilled, R252 with 24 STL: m 3 / m 8 at 32K +23% / +29%.
 // The wide form (m 2), session 48 (session 47's run 4): R201 -> R220, 32K 38.5 -> 36.9 us, 8K
 // 20.4 -> 20.0. f16 V ahead: R237, 173 copies on the steady path, 128K 134.0 -> 160.4 us.)
+// Not in a fused call's one-row loop: there it cost q8_0's 32-layer fused step at 4K 25-31 us
+// over its decode step against 2-7 without (H200, session 51 run 3: P7 6.2-7.7% -> 0.5-1.7%, the
+// decode step the same; its run 2 had placed the rise at f75932c, this V_AHEAD's commit).
+#ifdef TKV_FUSED_APPEND
+const bool V_AHEAD = V_Q8 && !PREFETCH && WIDE;
+#else
 const bool V_AHEAD = V_Q8 && !PREFETCH;
+#endif
 // The wide form's K one tile ahead too, loaded at the top of the step before into the other tile
 // buffer (its registers are past the 12-warp line already). (H200, session 49 run 1, with the two
 // buffers: R220 -> R252, no spills; m 2 at 32K 36.9 -> 34.3 us, 8K 20.5 -> 20.3.)
