@@ -1476,9 +1476,9 @@ void columns_split(uint b, uint kvh, uint row_chunk, uint start, uint end, uint 
         // g and g + 8 of A hold the same token's C_hi and C_lo (two accumulator rows summed
         // afterwards), so one table read, a (hi pair, lo pair) entry, is a whole A operand (rows
         // g, g + 8 at k 2c..2c+1) that the driver reads in place; a 16x8x16 A (both halves) took
-        // four copies into one register quad from two reads. (H200, session 51 run 1: steady path 1070 -> 1004
-        // instructions for two tiles, MOV 246 -> 144, HMMA 64 -> 96, R165 both; turbo3 / turbo4
-        // at 8K-128K -0.9..-2.0%, under KHR and NV matrices alike.)
+        // four copies into one register quad from two reads. (H200, session 51 run 1: steady
+        // path 1070 -> 1004 instructions for two tiles, MOV 246 -> 144, HMMA 64 -> 96, R165
+        // both; turbo3 / turbo4 at 8K-128K -0.9..-2.0% under KHR matrices, -0.3..-2.8% under NV.)
         [[unroll]] for (uint h = 0; h < 2u; ++h)
           [[unroll]] for (uint r = 0; r < 2u; ++r) {
             TABLE_PAIR(kw, 4u * kb + 2u * h + r, K_F, K_LW, K_ENTRIES, TAB_K, hv, lv)
