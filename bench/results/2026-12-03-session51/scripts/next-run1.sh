@@ -13,6 +13,7 @@
 # unchanged, the decode step falls).
 # carry [".gl", ".pk"]; pack at main:
 # bash bench/pack_gpu.sh vd=exp-vdepth:turboprof,bench_append,test_decode_tc,test_append_decode
+# (no branch exp-vdepth here: git checkout -b exp-vdepth main && git apply bench/results/2026-12-03-session51/patches/vdepth-not-run.patch && git commit -qam vdepth)
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
 tst tc-vd 300 build-slim/tests/test_decode_tc-vd &
