@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 51, not run (~420 s): vdepth (branch exp-vdepth, 1d7ee5d on 2bdf5a7's
+# Prepared in session 51, not run (~440 s): vdepth (branch exp-vdepth, 1d7ee5d on 2bdf5a7's
 # kernels): q8_0 V one tile ahead in the one-row loop only where a subgroup has more than two
 # tiles of a split (spec constant V_AHEAD_ROW, id 21; plan field v_ahead; TKV_V_AHEAD=0/1 forces
 # it). Session 51 run 3 (nova: never ahead in the one-row loop): 1K 10.0 -> 9.7 us, 4K 13.6 ->
@@ -28,4 +28,7 @@ if passed tc-vd && passed tc-vd-on && passed app-vd; then
   apps 2 q8_0 main vd
   append_summary
 fi
+# turbo2's one-row loop (P1's and P8's worst type; no listing of it since k8): its exact V's A
+# operands, four table reads' hi halves each, and what its steady path spends (~20 s).
+loops t2 main profile --types turbo2 --ctx 32k --modes 0 --repeat 2
 report vd.txt vd0.txt vd1.txt
