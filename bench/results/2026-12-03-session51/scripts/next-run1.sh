@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 51, not run (~440 s): vdepth (branch exp-vdepth, 1d7ee5d on 2bdf5a7's
+# Prepared in session 51, not run (~420 s): vdepth (branch exp-vdepth, 1d7ee5d on 2bdf5a7's
 # kernels): q8_0 V one tile ahead in the one-row loop only where a subgroup has more than two
 # tiles of a split (spec constant V_AHEAD_ROW, id 21; plan field v_ahead; TKV_V_AHEAD=0/1 forces
 # it). Session 51 run 3 (nova: never ahead in the one-row loop): 1K 10.0 -> 9.7 us, 4K 13.6 ->
@@ -11,8 +11,8 @@
 # Prediction: vd at 1K / 4K as nova (-2..-3% against main), from 32K as main; bench_append's q8_0
 # decode step at 4K ~396 us (main ~403), its fused step as main's (P7 then ~3%: the fused step is
 # unchanged, the decode step falls).
-# carry [".gl", ".pk"]; pack at main:
-# bash bench/pack_gpu.sh vd=exp-vdepth:turboprof,bench_append,test_decode_tc,test_append_decode
+# carry [".gl", ".pk"]; pack at main (with next-run2.sh's label too, one pack for both):
+# bash bench/pack_gpu.sh vd=exp-vdepth:turboprof,bench_append,test_decode_tc,test_append_decode x32=exp-x32:turboprof,test_decode_tc,test_append_decode
 # (no branch exp-vdepth here: git checkout -b exp-vdepth main && git apply bench/results/2026-12-03-session51/patches/vdepth-not-run.patch && git commit -qam vdepth)
 source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
@@ -28,7 +28,4 @@ if passed tc-vd && passed tc-vd-on && passed app-vd; then
   apps 2 q8_0 main vd
   append_summary
 fi
-# turbo2's one-row loop (P1's and P8's worst type; no listing of it since k8): its exact V's A
-# operands, four table reads' hi halves each, and what its steady path spends (~20 s).
-loops t2 main profile --types turbo2 --ctx 32k --modes 0 --repeat 2
 report vd.txt vd0.txt vd1.txt
