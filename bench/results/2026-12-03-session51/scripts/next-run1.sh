@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Prepared in session 51, not run (~420 s): vdepth (branch exp-vdepth, 1d7ee5d on 2bdf5a7's
+# Prepared in session 51, not run (~420 s): vdepth (branch exp-vdepth, on 2bdf5a7's
 # kernels): q8_0 V one tile ahead in the one-row loop only where a subgroup has more than two
 # tiles of a split (spec constant V_AHEAD_ROW, id 21; plan field v_ahead; TKV_V_AHEAD=0/1 forces
 # it). Session 51 run 3 (nova: never ahead in the one-row loop): 1K 10.0 -> 9.7 us, 4K 13.6 ->
