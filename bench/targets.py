@@ -676,10 +676,12 @@ def self_test():
         # 1. Synthetic inputs written as a session writes them: every outcome as designed.
         d = os.path.join(tmp, "run")
         write_fixture(d)
-        got = headline(Evaluator(load([d])).all())
+        inp = load([d])
+        results = Evaluator(inp).all()
+        got = headline(results)
         for k, v in EXPECTED.items():
             check("synthetic " + k, got.get(k), v)
-        table = render(Evaluator(load([d])).all(), load([d])).splitlines()
+        table = render(results, inp).splitlines()
         check("device and driver lines", table[:2], ["device: SYNTHETIC GPU", "driver: synthetic"])
 
         # 2. The committed fixture gives the same (it is the synthetic set, written by --write-fixture).

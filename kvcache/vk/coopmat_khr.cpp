@@ -3,6 +3,7 @@
 #include <array>
 #include <cstring>
 #include <map>
+#include <set>
 #include <string_view>
 
 #include "kvcache/error.hpp"
@@ -88,11 +89,11 @@ std::vector<uint32_t> coopmat_nv_to_khr(std::span<const uint32_t> words) {
     return l != load_from.end() && function_variable.count(l->second) ? l->second : 0;
   };
   auto pointee = [&](uint32_t variable) { return function_pointer.at(function_variable.at(variable)); };
-  std::map<uint32_t, bool> a_variable;
+  std::set<uint32_t> a_variable;
   std::map<uint32_t, std::pair<uint32_t, uint32_t>> a_twin;  // B-shaped type -> (twin, its pointer)
   for (const auto& m : muladds) {
     const uint32_t v = variable_of(m[0]);
-    if (v && nv_type.count(pointee(v)) && shape_use(pointee(v)) == 1) a_variable[v] = true;
+    if (v && nv_type.count(pointee(v)) && shape_use(pointee(v)) == 1) a_variable.insert(v);
   }
   for (const auto& m : muladds)
     if (a_variable.count(variable_of(m[1])) || a_variable.count(variable_of(m[2])))
@@ -102,7 +103,7 @@ std::vector<uint32_t> coopmat_nv_to_khr(std::span<const uint32_t> words) {
   std::vector<uint32_t> out(words.begin(), words.begin() + 5);
   const uint32_t c0 = out[3], c1 = c0 + 1, c2 = c0 + 2;  // constants 0, 1, 2 (uses; layouts)
   out[3] = c0 + 3;
-  for (const auto& [v, yes] : a_variable)
+  for (const uint32_t v : a_variable)
     if (!a_twin.count(pointee(v))) {
       a_twin[pointee(v)] = {out[3], out[3] + 1};
       out[3] += 2;
