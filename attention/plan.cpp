@@ -459,8 +459,8 @@ DecodePlan plan_tables(const DeviceCaps& caps, const DecodeShape& s, const PlanR
 DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   DecodePlan p = plan_tables(caps, s, request);
   // q8_0 V in the tc kernel's one-row (8-column) loop: V one tile ahead (V_AHEAD, in flight for a
-  // whole step) where a subgroup has more than two tiles of a split; with two, the step it hides
-  // is the last and its copies cost more. H200, session 51 run 3, us per call, llama8b, ahead /
+  // whole step) where a subgroup has more than two tiles of a split: with two it overlaps one
+  // step's loads, and measured slower there. H200, session 51 run 3, us per call, llama8b, ahead /
   // not: 1K 10.0 / 9.7 and 4K 13.6 / 13.5 (splits of 128 tokens: two tiles a subgroup; the
   // 32-layer step at 4K 403 / 396), 32K 31.9 / 32.6 and 128K 86.2 / 88.1. A fused call's one-row
   // loop never has it (shaders/decode_tc.comp), nor does the choice matter to other V types:
