@@ -412,6 +412,7 @@ bool Decoder::record_dispatch(vk::Recorder& r, uint32_t layer, std::span<const S
   }
   const uint32_t inline_cap = inline_capacity(caps);  // INLINE_SEQS: tc id 20, scalar id 28
   constants.push_back(inline_cap);
+  if (tc) constants.push_back(p.v_ahead ? 1u : 0u);  // V_AHEAD_ROW (21): q8_0 V one tile ahead, one row
   auto& pipelines = cache_.context().pipelines();
   // The scalar kernel is specialized on the host (kvcache/vk/specialize.hpp): its per-token arrays
   // stay in registers only once every loop over them is unrolled (H100, turbo3 smem at 128K: 1598

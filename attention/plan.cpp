@@ -428,9 +428,8 @@ DecodePlan plan_with_table(const DeviceCaps& caps, const DecodeShape& s, const P
   return p;
 }
 
-}  // namespace
-
-DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
+// The plan with the table plan_decode picks for turbo4 (below).
+DecodePlan plan_tables(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
   const DecodePlan narrow = plan_with_table(caps, s, request, false);
   // turbo4's tc table of 256 entries (both negative bits folded in: a pair's sign work, ~3 ALU
   // instructions, gone) where it is the only table and fits (tab256, in plan_with_table: one
@@ -455,6 +454,23 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   return 10 * uint64_t(wide.workgroups) >= 9 * filled ? wide : narrow;
 }
 
+}  // namespace
+
+DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanRequest& request) {
+  DecodePlan p = plan_tables(caps, s, request);
+  // q8_0 V in the tc kernel's one-row (8-column) loop: V one tile ahead (V_AHEAD, in flight for a
+  // whole step) where a subgroup has more than two tiles of a split: with two it overlaps one
+  // step's loads, and measured slower there. H200, session 51 run 3, us per call, llama8b, ahead /
+  // not: 1K 10.0 / 9.7 and 4K 13.6 / 13.5 (splits of 128 tokens: two tiles a subgroup; the
+  // 32-layer step at 4K 403 / 396), 32K 31.9 / 32.6 and 128K 86.2 / 88.1. A fused call's one-row
+  // loop never has it (shaders/decode_tc.comp), nor does the choice matter to other V types:
+  // theirs stays set, one pipeline.
+  const uint32_t tiles = p.chunk / (16 * std::max<uint32_t>(1, p.workgroup / 32));
+  const bool one_row = p.variant == Variant::tc && s.v_type == KvType::q8_0 && !p.rows16 && p.rows <= 4 && !s.appends;
+  p.v_ahead = !one_row || (request.v_ahead ? *request.v_ahead : tiles > 2);
+  return p;
+}
+
 std::string DecodePlan::describe() const {
   std::ostringstream o;
   o << "variant " << variant_name(variant) << (mode == ProfileMode::full ? "" : ", profile mode " + std::string(mode_name(mode)))
@@ -464,7 +480,7 @@ std::string DecodePlan::describe() const {
       << (rows16 ? ", queries on the MMAs' 16-row side" : "") << "), ";
   else o << " (teams of " << team << " lanes x " << dims_per_lane << " dims, " << unroll << " tokens/step), ";
   o << rows << " query rows each (" << row_chunks << " chunk" << (row_chunks > 1 ? "s" : "") << "), " << shared_bytes
-    << " B shared" << (tab256 ? " (turbo4's table of 256 entries)" : "")
+    << " B shared" << (tab256 ? " (turbo4's table of 256 entries)" : "") << (v_ahead ? "" : ", V not ahead")
     << (direct() ? ", one split" : ", splits merged by the last") << " — " << reason;
   return o.str();
 }

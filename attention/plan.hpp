@@ -46,6 +46,9 @@ struct PlanRequest {
   // Tuning override, tc only: the query rows on the MMAs' 16-row side (up to 16 rows a workgroup;
   // B fragments in mma's order); unset: the plan's choice (more than 8 rows).
   std::optional<bool> rows16;
+  // Tuning override, tc with q8_0 V in the one-row loop: V one tile ahead (the kernel's
+  // V_AHEAD_ROW); unset: the plan's choice (more than two tiles a subgroup).
+  std::optional<bool> v_ahead;
 };
 
 struct DecodePlan {
@@ -63,6 +66,8 @@ struct DecodePlan {
   // tc: turbo4's table holds its negative bits too (256 entries of 16 copies, 32 KB; 64 without),
   // where it is the only table: one workgroup an SM, of eight subgroups. The kernel's TAB256.
   bool tab256 = false;
+  // tc, q8_0 V in the one-row loop: V one tile ahead (plan_decode); true wherever it does not apply.
+  bool v_ahead = true;
   uint32_t per_unit = 0;       // workgroups a compute unit the splits were planned for (0: not filled)
   Variant variant = Variant::mag4;
   ProfileMode mode = ProfileMode::full;

@@ -448,6 +448,10 @@ PolicyChoice apply_environment(PolicyChoice choice) {
     choice.request.rows16 = *v == 1;
     changed += " TKV_ROWS16=" + std::to_string(*v);
   }
+  if (const auto v = env_u32("TKV_V_AHEAD", [](uint32_t x) { return x <= 1; }, "0 or 1")) {
+    choice.request.v_ahead = *v == 1;
+    changed += " TKV_V_AHEAD=" + std::to_string(*v);
+  }
   if (!changed.empty()) choice.reason += "; environment:" + changed;
   return choice;
 }

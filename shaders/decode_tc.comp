@@ -84,6 +84,9 @@ layout(constant_id = 19) const uint TAB256 = 0;
 // constants (the device's push constant bytes past the header), with no buffer update and barrier
 // before the dispatch (attention/decoder.cpp).
 layout(constant_id = 20) const uint INLINE_SEQS = 10;
+// q8_0 V in the one-row loop of a plain call: V one tile ahead (V_AHEAD, below) or not, the
+// plan's choice by a subgroup's tiles in a split (attention/plan.cpp).
+layout(constant_id = 21) const uint V_AHEAD_ROW = 1;
 
 const uint SUBGROUPS = WG / 32u, TILE = 16, STEP = SUBGROUPS * TILE;
 const uint RM = GQA * M;
@@ -143,7 +146,8 @@ const bool PREFETCH = !K_ROWS && !V_ROWS;
 #ifdef TKV_FUSED_APPEND
 const bool V_AHEAD = V_Q8 && !PREFETCH && WIDE;
 #else
-const bool V_AHEAD = V_Q8 && !PREFETCH;
+const bool V_AHEAD_ON = WIDE || V_AHEAD_ROW != 0u;  // (its own constant: glslang wants && of names)
+const bool V_AHEAD = V_Q8 && !PREFETCH && V_AHEAD_ON;
 #endif
 // The wide form's K one tile ahead too, loaded at the top of the step before into the other tile
 // buffer (its registers are past the 12-warp line already). (H200, session 49 run 1, with the two

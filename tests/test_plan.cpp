@@ -544,6 +544,44 @@ TEST(Plan, Turbo4TableOf256WhereItIsTheOnlyTable) {
   EXPECT_EQ(p4.workgroup, 128u) << p4.describe();
 }
 
+// q8_0 V in the tc kernel's one-row loop: V one tile ahead where a subgroup has more than two
+// tiles of a split (session 51 run 3: off is faster with two, on from eight); asked for, as asked;
+// elsewhere (other V types, more rows, a fused call) left set, so that no second pipeline is built.
+TEST(Plan, QuantizedVAheadByTheSubgroupsTiles) {
+  const auto caps = h100_tensor_cores();
+  PlanRequest tc;
+  tc.variant = Variant::tc;
+  auto shape = [](KvType k, KvType v, uint32_t ctx, uint32_t m = 1) {
+    DecodeShape s = llama8b(ctx);
+    s.k_type = k;
+    s.v_type = v;
+    s.m = m;
+    return s;
+  };
+  for (uint32_t ctx : {1024u, 4096u, 8192u, 16384u, 32768u, 131072u}) {
+    const auto p = plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, ctx), tc);
+    ASSERT_EQ(p.variant, Variant::tc) << ctx;
+    const uint32_t tiles = p.chunk / (16 * (p.workgroup / 32));
+    EXPECT_EQ(p.v_ahead, tiles > 2) << ctx << ": " << p.describe();
+    EXPECT_EQ(p.describe().find("V not ahead") != std::string::npos, !p.v_ahead) << p.describe();
+    PlanRequest on = tc, off = tc;
+    on.v_ahead = true;
+    off.v_ahead = false;
+    EXPECT_TRUE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, ctx), on).v_ahead) << ctx;
+    EXPECT_FALSE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, ctx), off).v_ahead) << ctx;
+    for (KvType v : {KvType::f16, KvType::turbo3})  // (not theirs to choose, whatever is asked)
+      EXPECT_TRUE(plan_decode(caps, shape(KvType::q8_0, v, ctx), off).v_ahead) << ctx;
+    for (uint32_t m : {2u, 3u}) {  // (the wide form, more than 4 rows, keeps its own; 4-row chunks do not)
+      const auto p2 = plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, ctx, m), off);
+      EXPECT_EQ(p2.v_ahead, p2.rows > 4 || p2.rows16) << ctx << ": " << p2.describe();
+    }
+    DecodeShape appended = shape(KvType::q8_0, KvType::q8_0, ctx + 1);
+    EXPECT_TRUE(plan_decode(caps, fused_append_shape(appended, Variant::tc), off).v_ahead) << ctx;
+  }
+  EXPECT_FALSE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, 1024), tc).v_ahead);
+  EXPECT_TRUE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, 131072), tc).v_ahead);
+}
+
 TEST(Plan, TensorCoresNameWhatIsMissing) {
   const auto caps = h100_tensor_cores();
   EXPECT_EQ(tc_error(caps, llama8b(4096)), "");

@@ -66,6 +66,7 @@ class PolicyTest : public ::testing::Test {
         unroll_("TKV_UNROLL", nullptr),
         subgroups_("TKV_SUBGROUPS", nullptr),
         rows16_("TKV_ROWS16", nullptr),
+        v_ahead_("TKV_V_AHEAD", nullptr),
         cache_dir_("TKV_CACHE_DIR", dir_.c_str()) {
     fs::remove_all(dir_);
     fs::create_directories(dir_);
@@ -80,7 +81,7 @@ class PolicyTest : public ::testing::Test {
   }
 
   fs::path dir_;
-  ScopedEnv variant_, splits_, dpl_, unroll_, subgroups_, rows16_, cache_dir_;
+  ScopedEnv variant_, splits_, dpl_, unroll_, subgroups_, rows16_, v_ahead_, cache_dir_;
 };
 
 void expect_error(const std::function<void()>& call, ErrorCode code, const std::vector<std::string>& needles) {
@@ -333,7 +334,7 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
   EXPECT_EQ(apply_environment(base).reason, base.reason);
   {
     ScopedEnv v("TKV_VARIANT", "qlut"), s("TKV_SPLITS", "6"), d("TKV_DPL", "32"), u("TKV_UNROLL", "2"),
-        g("TKV_SUBGROUPS", "6"), r("TKV_ROWS16", "1");
+        g("TKV_SUBGROUPS", "6"), r("TKV_ROWS16", "1"), a("TKV_V_AHEAD", "0");
     const auto c = apply_environment(base);
     EXPECT_EQ(c.request.variant, Variant::qlut);
     EXPECT_TRUE(c.variant_forced);
@@ -342,8 +343,9 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
     EXPECT_EQ(c.request.unroll, 2u);
     EXPECT_EQ(c.request.subgroups, 6u);
     EXPECT_EQ(c.request.rows16, std::optional<bool>(true));
+    EXPECT_EQ(c.request.v_ahead, std::optional<bool>(false));
     EXPECT_NE(c.reason.find("environment: TKV_VARIANT=qlut TKV_SPLITS=6 TKV_DPL=32 TKV_UNROLL=2 TKV_SUBGROUPS=6 "
-                            "TKV_ROWS16=1"),
+                            "TKV_ROWS16=1 TKV_V_AHEAD=0"),
               std::string::npos)
         << c.reason;
   }
@@ -354,6 +356,7 @@ TEST_F(PolicyTest, EnvironmentOverridesTheChoice) {
     EXPECT_FALSE(c.variant_forced);
     EXPECT_EQ(c.request.splits, 0u);
     EXPECT_FALSE(c.request.rows16.has_value());
+    EXPECT_FALSE(c.request.v_ahead.has_value());
   }
   {
     ScopedEnv r("TKV_ROWS16", "0");
@@ -367,6 +370,7 @@ TEST_F(PolicyTest, MalformedEnvironmentValuesNameTheVariable) {
       {"TKV_VARIANT", "fast"}, {"TKV_SPLITS", "-1"},  {"TKV_SPLITS", "abc"}, {"TKV_SPLITS", "70000"},
       {"TKV_SPLITS", "4 "},    {"TKV_DPL", "12"},     {"TKV_DPL", "0x10"},   {"TKV_UNROLL", "3"},
       {"TKV_UNROLL", "4x"},    {"TKV_SUBGROUPS", "5"}, {"TKV_SUBGROUPS", "16"}, {"TKV_ROWS16", "2"},
+      {"TKV_V_AHEAD", "yes"},
   };
   for (const auto& [name, value] : bad) {
     SCOPED_TRACE(std::string(name) + "=" + value);
