@@ -462,7 +462,9 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // whole step) where a subgroup has more than two tiles of a split: with two it overlaps one
   // step's loads, and measured slower there. H200, session 51 run 3, us per call, llama8b, ahead /
   // not: 1K 10.0 / 9.7 and 4K 13.6 / 13.5 (splits of 128 tokens: two tiles a subgroup; the
-  // 32-layer step at 4K 403 / 396), 32K 31.9 / 32.6 and 128K 86.2 / 88.1. A fused call's one-row
+  // 32-layer step at 4K 403 / 396), 32K 31.9 / 32.6 and 128K 86.2 / 88.1. The line (session 52
+  // run 1, two rounds forced each way): 4K 14.3, 13.8 / 13.6, 13.3 (two tiles); 8K 16.6, 16.6 /
+  // 16.6, 16.9 (four); 16K 22.5, 22.5 / 22.8, 22.9; 32K 31.6, 31.7 / 32.4, 32.4. A fused call's one-row
   // loop never has it (shaders/decode_tc.comp), nor does the choice matter to other V types:
   // theirs stays set, one pipeline.
   const uint32_t tiles = p.chunk / (16 * std::max<uint32_t>(1, p.workgroup / 32));
