@@ -178,8 +178,8 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
       for (uint32_t len : s.lengths) n += ceil_div(std::max<uint32_t>(len, 1), chunk);
       return n * per_seq;
     };
-    auto steps_for = [&](uint64_t target) {
-      uint32_t lo = 2, hi = std::max<uint32_t>(2, ceil_div(ctx, step));  // in steps
+    auto steps_for = [&](uint64_t target, uint32_t fewest = 2) {
+      uint32_t lo = fewest, hi = std::max<uint32_t>(fewest, ceil_div(ctx, step));  // in steps
       while (lo < hi) {
         const uint32_t mid = lo + (hi - lo) / 2;
         if (workgroups(mid * step) <= target) hi = mid;
@@ -210,6 +210,18 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
       per_unit = tc ? std::min(tc_max, kTensorCoreWorkgroupsPerUnit) : kWorkgroupsPerUnitShortSplits;
       target = room(per_unit);
       steps = steps_for(target);
+    }
+    if (tc && per_unit > 1 && steps == 2 && workgroups(steps * step) < compute_units(caps)) {
+      // Splits of one step where two-step ones leave SMs idle (not with turbo4's 32 KB table,
+      // one workgroup an SM: unmeasured). H200, session 52 runs 4-5, us per call, llama8b m 1
+      // 1K, 8 splits of two steps (64 workgroups) / 16 of one: f16 10.2 / 9.55
+      // and 10.5 / 9.6, q8_0 10.0 / 9.5 and 10.1 / 9.1, turbo2 11.15 / 10.35 and 11.3 / 10.3,
+      // turbo3 11.75 / 10.8 and 11.6 / 10.9, turbo4 13.2 / 12.15 and 12.8 / 11.5. (Where two-step
+      // splits filled the SMs, fewer and longer ones at one an SM lost: run 5, 4097 tokens, m 2
+      // 2K, m 3 1K, batch 4 1K, +0.3..1.3 us.)
+      per_unit = 1;
+      target = room(per_unit);
+      steps = steps_for(target, 1);
     }
     // (The fused append's tails take no longer splits: once its quantizer ran in registers, the
     // tail's chain was shorter than the splits', and the plan's own splits were the fastest fused

@@ -169,6 +169,13 @@ TEST(AppendDecode, TailEdges) {
       if (old == 300) c.options.splits = 3;
       run_fused(c);
     }
+  // Splits of one step (the tc kernel's 64 tokens in four subgroups: its plan's choice at 1K, where
+  // two-step splits leave SMs idle), the new token in the last.
+  FusedCase c;
+  c.old_lengths = {300};
+  c.options.splits = 5;
+  c.seed = seed;
+  run_fused(c);
 }
 
 // Every type, K and V alike and one mixed pair, at lengths whose tails hold old and new tokens;

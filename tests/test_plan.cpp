@@ -531,7 +531,7 @@ TEST(Plan, Turbo4TableOf256WhereItIsTheOnlyTable) {
   for (uint32_t ctx : {1024u, 2048u}) {
     const auto p = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, ctx), tc);
     EXPECT_FALSE(p.tab256) << ctx << ": " << p.describe();
-    EXPECT_EQ(p.per_unit, 2u) << p.describe();
+    EXPECT_EQ(p.per_unit, 1u) << p.describe();  // (two-step splits fill fewer than the SMs)
   }
   const auto b16 = plan_decode(caps, shape(KvType::turbo4, KvType::turbo4, 8192, 16), tc);
   EXPECT_TRUE(b16.tab256) << b16.describe();
@@ -580,6 +580,34 @@ TEST(Plan, QuantizedVAheadByTheSubgroupsTiles) {
   }
   EXPECT_FALSE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, 1024), tc).v_ahead);
   EXPECT_TRUE(plan_decode(caps, shape(KvType::q8_0, KvType::q8_0, 131072), tc).v_ahead);
+}
+
+// The tc kernel's splits take one step (64 tokens in four subgroups) only where two-step splits
+// would leave SMs idle (session 52 runs 4-5: llama8b 1K, 64 workgroups against 128); where
+// two-step splits fill the SMs (2K, batch 4, more query rows), they stay.
+TEST(Plan, OneStepSplitsOnlyWhereTwoStepOnesLeaveSmsIdle) {
+  const auto caps = h100_tensor_cores();
+  PlanRequest tc;
+  tc.variant = Variant::tc;
+  for (KvType t : {KvType::f16, KvType::q8_0, KvType::turbo2, KvType::turbo3, KvType::turbo4}) {
+    SCOPED_TRACE(std::string(type_name(t)));
+    auto shape = [t](uint32_t ctx, uint32_t batch = 1, uint32_t m = 1) {
+      DecodeShape s = llama8b(ctx, batch, m);
+      s.k_type = s.v_type = t;
+      return s;
+    };
+    const auto one = plan_decode(caps, shape(1024), tc);
+    EXPECT_EQ(one.chunk, one.tokens_per_step()) << one.describe();
+    EXPECT_EQ(one.workgroups, 128u) << one.describe();
+    EXPECT_LE(one.workgroups, caps.compute_units);
+    for (const DecodeShape& s : {shape(2048), shape(1024, 4), shape(1024, 1, 3), shape(4096)}) {
+      const auto p = plan_decode(caps, s, tc);
+      EXPECT_GE(p.chunk, 2 * p.tokens_per_step()) << s.max_context << " x " << s.batch << ", m " << s.m << ": " << p.describe();
+    }
+    const auto scalar = plan_decode(caps, shape(1024));  // (the scalar kernels keep their own rule)
+    EXPECT_NE(scalar.variant, Variant::tc);
+    EXPECT_GE(scalar.chunk, 2 * scalar.tokens_per_step()) << scalar.describe();
+  }
 }
 
 TEST(Plan, TensorCoresNameWhatIsMissing) {
