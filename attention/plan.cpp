@@ -228,7 +228,8 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     // steps measured; bench/results/2026-11-26-h100-session16.)
     p.chunk = steps * step;
     p.reason = "fill " + std::to_string(target) + " workgroups (" + std::to_string(caps.compute_units) +
-               " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups";
+               " compute units) from " + std::to_string(base) + " (sequence, KV head, row chunk) groups" +
+               (steps == 1 ? ", splits of one step (two-step ones leave units idle)" : "");
   }
   // A split spans at most kMaxSplitPages pages (a step-aligned split of chunk tokens touches
   // chunk / page_size of them): longer splits are cut into more.

@@ -600,9 +600,11 @@ TEST(Plan, OneStepSplitsOnlyWhereTwoStepOnesLeaveSmsIdle) {
     EXPECT_EQ(one.chunk, one.tokens_per_step()) << one.describe();
     EXPECT_EQ(one.workgroups, 128u) << one.describe();
     EXPECT_LE(one.workgroups, caps.compute_units);
+    EXPECT_NE(one.describe().find("splits of one step"), std::string::npos) << one.describe();
     for (const DecodeShape& s : {shape(2048), shape(1024, 4), shape(1024, 1, 3), shape(4096)}) {
       const auto p = plan_decode(caps, s, tc);
       EXPECT_GE(p.chunk, 2 * p.tokens_per_step()) << s.max_context << " x " << s.batch << ", m " << s.m << ": " << p.describe();
+      EXPECT_EQ(p.describe().find("splits of one step"), std::string::npos) << p.describe();
     }
     const auto scalar = plan_decode(caps, shape(1024));  // (the scalar kernels keep their own rule)
     EXPECT_NE(scalar.variant, Variant::tc);
