@@ -57,6 +57,14 @@ labeled() {
 }
 # rows FILE PREFIX LABEL ARGS...: turboprof ARGS, 60 s; its table rows and headers.
 rows() { labeled "$1" "$2" "$3" 60 "^(turbo|q8_0|f16|type)|rror" "$P" "${@:4}"; }
+# forced FILE ROUND "ARGS" "VAR=VALUE LABEL"...: main's turboprof ARGS as planned (rows prefixed
+# "ROUND plan"), then under each forced setting ("ROUND LABEL"), into FILE (session 52 run 4's
+# sweep of the plan's choices; ab_summary.py reads the labels as columns).
+forced() {
+  local f=$1 rep=$2 a=$3 v; shift 3
+  rows "$f" "$rep plan" main $a
+  for v in "$@"; do (export "${v% *}"; rows "$f" "$rep ${v#* }" main $a); done
+}
 # tl FILE PREFIX LABEL ARGS...: turboprof timeline ARGS, 30 s; its table rows and headers.
 tl() { labeled "$1" "$2" "$3" 30 "^(turbo|q8_0|f16|type|shape)|rror" "$P" timeline "${@:4}"; }
 # app FILE PREFIX LABEL FILTER: bench_append on the benchmarks matching FILTER, 90 s; its fused rows.

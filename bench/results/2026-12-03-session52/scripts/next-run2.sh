@@ -10,17 +10,11 @@ source bench/gpu_prelude.sh
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader > $R/device.txt 2>&1
 T=f16,q8_0,turbo2,turbo3,turbo4
 for rep in 1 2; do
-  A="profile --types $T --ctx 8k,16k --modes 0 --repeat 20"
-  rows m1.txt "$rep plan" main $A
-  for v in "TKV_SUBGROUPS=6 g6" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=16 s16" "TKV_SPLITS=64 s64"; do
-    set -- $v; (export "$1"; rows m1.txt "$rep $2" main $A)
-  done
+  forced m1.txt $rep "profile --types $T --ctx 8k,16k --modes 0 --repeat 20" \
+    "TKV_SUBGROUPS=6 g6" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=16 s16" "TKV_SPLITS=64 s64"
   lg "m1 $rep"
-  A="profile --types $T --ctx 8k --batch 16 --modes 0 --repeat 20"
-  rows b16.txt "$rep plan" main $A
-  for v in "TKV_SUBGROUPS=6 g6" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=2 s2" "TKV_SPLITS=6 s6"; do
-    set -- $v; (export "$1"; rows b16.txt "$rep $2" main $A)
-  done
+  forced b16.txt $rep "profile --types $T --ctx 8k --batch 16 --modes 0 --repeat 20" \
+    "TKV_SUBGROUPS=6 g6" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=2 s2" "TKV_SPLITS=6 s6"
   lg "b16 $rep"
 done
 report m1.txt b16.txt

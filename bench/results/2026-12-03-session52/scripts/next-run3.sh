@@ -10,11 +10,8 @@ nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader >
 for rep in 1 2; do
   for m in 2 3 8; do
     c=32k; [ $m = 2 ] && c=8k,32k
-    A="profile --types q8_0,turbo3,turbo4,f16 --ctx $c --m $m --modes 0 --repeat 20"
-    rows m$m.txt "$rep plan" main $A
-    for v in "TKV_SUBGROUPS=4 g4" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=8 s8" "TKV_SPLITS=64 s64" "TKV_ROWS16=1 r16" "TKV_ROWS16=0 c8"; do
-      set -- $v; (export "$1"; rows m$m.txt "$rep $2" main $A)
-    done
+    forced m$m.txt $rep "profile --types q8_0,turbo3,turbo4,f16 --ctx $c --m $m --modes 0 --repeat 20" \
+      "TKV_SUBGROUPS=4 g4" "TKV_SUBGROUPS=8 g8" "TKV_SPLITS=8 s8" "TKV_SPLITS=64 s64" "TKV_ROWS16=1 r16" "TKV_ROWS16=0 c8"
   done
   lg "m 2-8 $rep"
 done
