@@ -214,11 +214,11 @@ uint32_t plan_splits(const DeviceCaps& caps, const DecodeShape& s, const PlanReq
     if (tc && per_unit > 1 && steps == 2 && workgroups(steps * step) < compute_units(caps)) {
       // Splits of one step where two-step ones leave SMs idle (not with turbo4's 32 KB table,
       // one workgroup an SM: unmeasured). H200, session 52 runs 4-5, us per call, llama8b m 1
-      // 1K, 8 splits of two steps (64 workgroups) / 16 of one: f16 10.2 / 9.55
-      // and 10.5 / 9.6, q8_0 10.0 / 9.5 and 10.1 / 9.1, turbo2 11.15 / 10.35 and 11.3 / 10.3,
-      // turbo3 11.75 / 10.8 and 11.6 / 10.9, turbo4 13.2 / 12.15 and 12.8 / 11.5. (Where two-step
-      // splits filled the SMs, fewer and longer ones at one an SM lost: run 5, 4097 tokens, m 2
-      // 2K, m 3 1K, batch 4 1K, +0.3..1.3 us.)
+      // 1K, 8 splits of two steps (64 workgroups) / 16 of one: f16 10.2 / 9.55 and 10.5 / 9.6,
+      // q8_0 10.0 / 9.5 and 10.1 / 9.1, turbo2 11.15 / 10.35 and 11.3 / 10.3, turbo3 11.75 /
+      // 10.8 and 11.6 / 10.9, turbo4 13.2 / 12.15 and 12.8 / 11.5. (Where two-step splits filled
+      // the SMs, fewer and longer ones at one an SM lost: run 5, 4097 tokens, m 2 2K, m 3 1K,
+      // batch 4 1K, +0.3..1.3 us.)
       per_unit = 1;
       target = room(per_unit);
       steps = steps_for(target, 1);
@@ -477,9 +477,9 @@ DecodePlan plan_decode(const DeviceCaps& caps, const DecodeShape& s, const PlanR
   // not: 1K 10.0 / 9.7 and 4K 13.6 / 13.5 (splits of 128 tokens: two tiles a subgroup; the
   // 32-layer step at 4K 403 / 396), 32K 31.9 / 32.6 and 128K 86.2 / 88.1. The line (session 52
   // run 1, two rounds forced each way): 4K 14.3, 13.8 / 13.6, 13.3 (two tiles); 8K 16.6, 16.6 /
-  // 16.6, 16.9 (four); 16K 22.5, 22.5 / 22.8, 22.9; 32K 31.6, 31.7 / 32.4, 32.4. A fused call's one-row
-  // loop never has it (shaders/decode_tc.comp), nor does the choice matter to other V types:
-  // theirs stays set, one pipeline.
+  // 16.6, 16.9 (four); 16K 22.5, 22.5 / 22.8, 22.9; 32K 31.6, 31.7 / 32.4, 32.4. A fused call's
+  // one-row loop never has it (shaders/decode_tc.comp), nor does the choice matter to other V
+  // types: theirs stays set, one pipeline.
   const uint32_t tiles = p.chunk / (16 * std::max<uint32_t>(1, p.workgroup / 32));
   const bool one_row = p.variant == Variant::tc && s.v_type == KvType::q8_0 && !p.rows16 && p.rows <= 4 && !s.appends;
   p.v_ahead = !one_row || (request.v_ahead ? *request.v_ahead : tiles > 2);
