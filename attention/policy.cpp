@@ -93,6 +93,7 @@ std::string rule_problem(const PolicyRule& r) {
   if (!dpl_valid(r.dims_per_lane))
     return "dims_per_lane " + std::to_string(r.dims_per_lane) + " is not one of 0, 4, 8, 16, 32";
   if (!unroll_valid(r.unroll)) return "unroll " + std::to_string(r.unroll) + " is not one of 0, 1, 2, 4, 8";
+  if (!subgroups_valid(r.subgroups)) return "subgroups " + std::to_string(r.subgroups) + " is not one of 0, 4, 6, 8";
   return {};
 }
 
@@ -114,6 +115,7 @@ std::string describe_choice(const PolicyRule& r) {
   if (r.splits) s += ", splits " + std::to_string(r.splits);
   if (r.dims_per_lane) s += ", dims per lane " + std::to_string(r.dims_per_lane);
   if (r.unroll) s += ", unroll " + std::to_string(r.unroll);
+  if (r.subgroups) s += ", " + std::to_string(r.subgroups) + " subgroups";
   if (!r.note.empty()) s += " (" + r.note + ")";
   return s;
 }
@@ -124,6 +126,7 @@ PolicyChoice choice_from(const PolicyRule& r, size_t index, const std::string& s
   c.request.splits = r.splits;
   c.request.dims_per_lane = r.dims_per_lane;
   c.request.unroll = r.unroll;
+  c.request.subgroups = r.subgroups;
   c.reason = source + " rule " + std::to_string(index + 1) + " (" + describe_range(r) + "): " + describe_choice(r);
   return c;
 }
@@ -165,8 +168,8 @@ const json& member(const std::string& path, const json& obj, const char* key, co
 
 PolicyRule parse_rule(const std::string& path, const json& j, const std::string& where) {
   if (!j.is_object()) bad(path, where + " must be an object, not " + json_kind(j));
-  static const char* const keys[] = {"k_type", "min_context", "max_context", "variant",
-                                     "splits", "dims_per_lane", "unroll",     "note"};
+  static const char* const keys[] = {"k_type", "min_context", "max_context", "variant", "splits",
+                                     "dims_per_lane", "unroll", "subgroups", "note"};
   for (const auto& [key, value] : j.items()) {
     if (std::find_if(std::begin(keys), std::end(keys), [&](const char* k) { return key == k; }) == std::end(keys)) {
       std::string known;
@@ -192,6 +195,7 @@ PolicyRule parse_rule(const std::string& path, const json& j, const std::string&
   if (j.contains("splits")) r.splits = get_u32(path, j["splits"], where + ".splits");
   if (j.contains("dims_per_lane")) r.dims_per_lane = get_u32(path, j["dims_per_lane"], where + ".dims_per_lane");
   if (j.contains("unroll")) r.unroll = get_u32(path, j["unroll"], where + ".unroll");
+  if (j.contains("subgroups")) r.subgroups = get_u32(path, j["subgroups"], where + ".subgroups");
   if (j.contains("note")) r.note = get_string(path, j["note"], where + ".note");
   if (const auto problem = rule_problem(r); !problem.empty()) bad(path, where + ": " + problem);
   return r;
@@ -375,6 +379,7 @@ void DispatchPolicy::save(const std::string& path, const DeviceCaps& caps) const
     j["splits"] = r.splits;
     j["dims_per_lane"] = r.dims_per_lane;
     j["unroll"] = r.unroll;
+    if (r.subgroups) j["subgroups"] = r.subgroups;  // (absent: the plan's; files of before read the same)
     if (!r.note.empty()) j["note"] = r.note;
     rules.push_back(std::move(j));
   }

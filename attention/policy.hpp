@@ -13,7 +13,8 @@
 //   {"format": "turbokv-policy", "version": 1,
 //    "device": {"vendor_id": 4318, "device_id": 8960, "driver_version": 2363490304, "name": "NVIDIA H100"},
 //    "rules": [{"k_type": "turbo3", "min_context": 0, "max_context": 32768, "variant": "mag4",
-//               "splits": 0, "dims_per_lane": 0, "unroll": 0, "note": "1.21x over lut8"}, ...]}
+//               "splits": 0, "dims_per_lane": 0, "unroll": 0, "subgroups": 0,
+//               "note": "1.21x over lut8"}, ...]}
 // In a rule only "variant" is required: k_type absent means any type, max_context absent means
 // no upper bound, the knobs default to 0 (the plan's), "note" is free text for the debug log.
 // Unknown keys inside a rule are errors (a misspelt key would silently widen the rule); other
@@ -41,6 +42,7 @@ struct PolicyRule {
   uint32_t splits = 0;                 // 0: the plan's
   uint32_t dims_per_lane = 0;          // 0: the plan's; else 4, 8, 16 or 32
   uint32_t unroll = 0;                 // 0: the plan's; else 1, 2, 4 or 8
+  uint32_t subgroups = 0;              // 0: the plan's; else 4, 6 or 8 (the tc kernel's workgroups)
   std::string note;                    // why (measurements); shown in the reason
 
   bool matches(const DecodeShape& shape) const;

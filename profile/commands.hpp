@@ -18,6 +18,7 @@ struct CommonOptions {
   std::string modes;              // "0-4", "0" or a list; empty: the subcommand's default
   std::string dpl = "0";          // dims per lane (tuning): "0" (plan) or a list "4,8,16"
   std::string unroll = "0";       // tokens per team per step (tuning): "0" or a list
+  std::string subgroups = "0";    // tune: the tc kernel's subgroups a workgroup: "0" or a list "4,6,8"
   std::string ctx;         // depths; empty: a default per device class
   uint32_t batch = 1;
   uint32_t m = 1;

@@ -78,6 +78,8 @@ int main(int argc, char** argv) {
   tune->add_option("--repeat", o.repeat, "timed calls per point (medians)")->check(CLI::Range(1, 10000));
   tune->add_option("--dpl", o.dpl, "also try dims per lane for the fastest variant: a list 4,8,16 (0: no)");
   tune->add_option("--unroll", o.unroll, "also try tokens per team per step: a list 1,2,4 (0: no)");
+  tune->add_option("--subgroups", o.subgroups,
+                   "also try the tc kernel's subgroups a workgroup where tc is the fastest: a list 4,6,8 (0: no)");
   tune->add_option("--policy", o.policy_path, "policy file to write (default: this device's, in the cache directory)");
   tune->add_flag("--dry-run", o.dry_run, "measure and print; write no policy file");
   tune->add_option("--out", o.out_dir, "directory for tune.csv and tune.json");

@@ -1,6 +1,7 @@
-// turboprof tune: times every dequant variant (and, when asked, the tuning knobs) per turbo K type
-// and context depth on this device, and writes the fastest as a dispatch-policy file that the
-// decoder loads (attention/policy.hpp). A variant replaces the built-in default only when it is
+// turboprof tune: times every dequant variant (and, when asked, the tuning knobs: the scalar
+// kernels' dims per lane and unroll, the tc kernel's subgroups a workgroup) per turbo K type and
+// context depth on this device, and writes the fastest as a dispatch-policy file that the decoder
+// loads (attention/policy.hpp). A variant replaces the built-in default only when it is
 // clearly faster, so that timing noise does not flip choices.
 #include <nlohmann/json.hpp>
 
@@ -30,9 +31,12 @@ constexpr double kMinGain = 1.03;
 
 struct Choice {
   Variant variant = Variant::mag4;
-  uint32_t dpl = 0, unroll = 0;
+  uint32_t dpl = 0, unroll = 0, subgroups = 0;
   double us = 0;
-  bool operator==(const Choice& o) const { return variant == o.variant && dpl == o.dpl && unroll == o.unroll; }
+  bool operator==(const Choice& o) const {
+    return variant == o.variant && dpl == o.dpl && unroll == o.unroll && subgroups == o.subgroups;
+  }
+  bool knobs() const { return dpl || unroll || subgroups; }
 };
 
 struct Decision {
@@ -50,6 +54,7 @@ std::string choice_text(const Choice& c) {
   std::string s(variant_name(c.variant));
   if (c.dpl) s += " dpl " + std::to_string(c.dpl);
   if (c.unroll) s += " unroll " + std::to_string(c.unroll);
+  if (c.subgroups) s += " " + std::to_string(c.subgroups) + " subgroups";
   return s;
 }
 
@@ -66,6 +71,10 @@ int run_tune(const CommonOptions& o) {
   const auto variants = parse_variants(o.variants == "auto" ? "all" : o.variants);
   const auto dpls = parse_uint_list(o.dpl, "--dpl");
   const auto unrolls = parse_uint_list(o.unroll, "--unroll");
+  const auto subgroups = parse_uint_list(o.subgroups, "--subgroups");
+  for (uint32_t n : subgroups)
+    if (n != 0 && n != 4 && n != 6 && n != 8)
+      fail(ErrorCode::invalid_argument, "tune: --subgroups " + std::to_string(n) + " is not one of 0, 4, 6, 8");
   OutputFiles files(o.out_dir);
   if (!o.ctx.empty()) parse_depths(o.ctx);
 
@@ -82,7 +91,7 @@ int run_tune(const CommonOptions& o) {
     for (const auto& p : pairs) check_point(caps, shape, p, depth, o.batch, o.m, {Variant::automatic});
 
   const DispatchPolicy defaults = DispatchPolicy::defaults(caps);
-  Table table({"K/V", "ctx", "variant", "dpl", "unroll", "us/call", "x fastest", "role"});
+  Table table({"K/V", "ctx", "variant", "dpl", "unroll", "subgroups", "us/call", "x fastest", "role"});
   json rows = json::array();
   std::map<size_t, std::vector<Decision>> decisions;  // per pair
   const size_t points = depths.size() * pairs.size();
@@ -114,6 +123,7 @@ int run_tune(const CommonOptions& o) {
         options.variant = c.variant;
         options.dims_per_lane = c.dpl;
         options.unroll = c.unroll;
+        options.subgroups = c.subgroups;
         try {
           bench.plan(options);
         } catch (const Error&) {
@@ -123,7 +133,7 @@ int run_tune(const CommonOptions& o) {
         c.us = bench.time(o.repeat, options).median_us;
         timed.push_back(c);
       };
-      for (Variant v : variants) try_time({v, 0, 0, 0});
+      for (Variant v : variants) try_time({v, 0, 0, 0, 0});
       if (timed.empty())
         fail(ErrorCode::invalid_argument, "tune: no variant asked for can run " + p.label() + " at " +
                                               depth_label(depth) + " on " + caps.name);
@@ -135,15 +145,20 @@ int run_tune(const CommonOptions& o) {
       };
       // The default variant stays unless another is clearly faster (or it could not run); then
       // knobs other than the plan's only when they are clearly faster again.
-      Choice baseline{default_variant, 0, 0, 0};
+      Choice baseline{default_variant, 0, 0, 0, 0};
       for (const auto& c : timed)
         if (c == baseline) baseline = c;
       Choice chosen = fastest_of([](const Choice&) { return true; });
       if (baseline.us > 0 && chosen.us * kMinGain > baseline.us) chosen = baseline;
-      for (uint32_t dpl : dpls)
-        for (uint32_t unroll : unrolls)
-          if (dpl || unroll) try_time({chosen.variant, dpl, unroll, 0});
-      const Choice knobs = fastest_of([&](const Choice& c) { return c.variant == chosen.variant && (c.dpl || c.unroll); });
+      if (chosen.variant == Variant::tc) {  // (subgroups: the tc kernel's; dims per lane and unroll: the scalar ones')
+        for (uint32_t n : subgroups)
+          if (n) try_time({chosen.variant, 0, 0, n, 0});
+      } else {
+        for (uint32_t dpl : dpls)
+          for (uint32_t unroll : unrolls)
+            if (dpl || unroll) try_time({chosen.variant, dpl, unroll, 0, 0});
+      }
+      const Choice knobs = fastest_of([&](const Choice& c) { return c.variant == chosen.variant && c.knobs(); });
       if (knobs.us > 0 && knobs.us * kMinGain <= chosen.us) chosen = knobs;
       const Choice best = fastest_of([](const Choice&) { return true; });
       decisions[pi].push_back({depth, chosen, baseline});
@@ -151,7 +166,8 @@ int run_tune(const CommonOptions& o) {
         std::string role = c == chosen ? "chosen" : "";
         if (c == baseline) role += role.empty() ? "default" : " (default)";
         table.add({p.label(), depth_label(depth), std::string(variant_name(c.variant)), std::to_string(c.dpl),
-                   std::to_string(c.unroll), fixed(c.us, 1), fixed(c.us / best.us, 2), role});
+                   std::to_string(c.unroll), std::to_string(c.subgroups), fixed(c.us, 1), fixed(c.us / best.us, 2),
+                   role});
         rows.push_back({{"type", p.label()},
                         {"k_type", type_name(p.k)},
                         {"v_type", type_name(p.v)},
@@ -159,6 +175,7 @@ int run_tune(const CommonOptions& o) {
                         {"variant", variant_name(c.variant)},
                         {"dims_per_lane", c.dpl},
                         {"unroll", c.unroll},
+                        {"subgroups", c.subgroups},
                         {"us_median", c.us},
                         {"x_fastest", c.us / best.us},
                         {"chosen", c == chosen},
@@ -186,6 +203,7 @@ int run_tune(const CommonOptions& o) {
       r.variant = ds[a].chosen.variant;
       r.dims_per_lane = ds[a].chosen.dpl;
       r.unroll = ds[a].chosen.unroll;
+      r.subgroups = ds[a].chosen.subgroups;
       double log_gain = 0;
       bool all_default = true;
       for (size_t i = a; i <= b; ++i) {
@@ -208,6 +226,7 @@ int run_tune(const CommonOptions& o) {
                             {"variant", variant_name(r.variant)},
                             {"dims_per_lane", r.dims_per_lane},
                             {"unroll", r.unroll},
+                            {"subgroups", r.subgroups},
                             {"note", r.note}});
       a = b + 1;
     }
@@ -237,7 +256,7 @@ int run_tune(const CommonOptions& o) {
   table.print(std::cout);
   std::cout << "\nrules (a choice replaces the default only when " << fixed((kMinGain - 1) * 100, 0)
             << "% faster):\n";
-  Table rt({"K", "context", "variant", "dpl", "unroll", "note"});
+  Table rt({"K", "context", "variant", "dpl", "unroll", "subgroups", "note"});
   for (const auto& r : rules) {
     std::string range = "[";  // appended: GCC 12 warns falsely (-Wrestrict) on "literal" + std::string
     range += std::to_string(r.min_context);
@@ -245,7 +264,7 @@ int run_tune(const CommonOptions& o) {
     range += r.max_context == UINT32_MAX ? std::string("inf") : std::to_string(r.max_context);
     range += ')';
     rt.add({std::string(type_name(*r.k_type)), range, std::string(variant_name(r.variant)),
-            std::to_string(r.dims_per_lane), std::to_string(r.unroll), r.note});
+            std::to_string(r.dims_per_lane), std::to_string(r.unroll), std::to_string(r.subgroups), r.note});
   }
   rt.print(std::cout);
   std::cout << (o.dry_run ? "dry run: no policy file written\n" : "policy written to " + policy_path + "\n");

@@ -184,6 +184,7 @@ TEST_F(PolicyTest, FileRoundTrip) {
       {.k_type = KvType::turbo3, .max_context = 8192, .variant = Variant::reglut, .unroll = 8, .note = "1.2x"},
       {.k_type = KvType::turbo3, .min_context = 8192, .variant = Variant::qlut, .splits = 64, .dims_per_lane = 8},
       {.min_context = 100, .max_context = 200, .variant = Variant::smem, .dims_per_lane = 32, .unroll = 1},
+      {.k_type = KvType::turbo2, .variant = Variant::tc, .subgroups = 8},
   };
   auto policy = DispatchPolicy::defaults(h100());
   policy.set_rules(rules);
@@ -201,6 +202,28 @@ TEST_F(PolicyTest, FileRoundTrip) {
   policy.set_rules({rules[0]});
   policy.save(path, h100());
   EXPECT_EQ(DispatchPolicy::load(path, h100()).rules(), std::vector<PolicyRule>{rules[0]});
+}
+
+// A rule's subgroups reach the plan request (the tc kernel's workgroups); files without the key
+// (those of before) read as the plan's, and a saved rule without it writes none.
+TEST_F(PolicyTest, SubgroupsFromARule) {
+  const std::string path = write("sg.json", policy_text(h100(), R"([
+      {"k_type": "turbo3", "max_context": 8192, "variant": "tc", "subgroups": 8},
+      {"k_type": "turbo3", "variant": "tc"}])"));
+  const auto p = DispatchPolicy::load(path, h100());
+  auto c = p.choose(llama8b(4096));
+  EXPECT_EQ(c.request.subgroups, 8u);
+  EXPECT_NE(c.reason.find("8 subgroups"), std::string::npos) << c.reason;
+  EXPECT_EQ(p.choose(llama8b(32768)).request.subgroups, 0u);
+  auto policy = DispatchPolicy::defaults(h100());
+  policy.set_rules({{.variant = Variant::tc}});
+  const std::string saved = file("plain.json");
+  policy.save(saved, h100());
+  std::ifstream in(saved);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("subgroups"), std::string::npos) << text;
+  expect_error([&] { policy.set_rules({{.variant = Variant::tc, .subgroups = 16}}); }, ErrorCode::invalid_argument,
+               {"rule 1", "subgroups 16"});
 }
 
 TEST_F(PolicyTest, FileRulesMatchInOrderAndFallBackToTheDefaults) {
@@ -263,6 +286,7 @@ TEST_F(PolicyTest, MalformedFilesAreClearErrors) {
       {"huge.json", rule(R"({"variant": "mag4", "max_context": 5000000000})"), "above 4294967295"},
       {"dpl.json", rule(R"({"variant": "mag4", "dims_per_lane": 12})"), "dims_per_lane 12 is not one of"},
       {"unroll.json", rule(R"({"variant": "mag4", "unroll": 3})"), "unroll 3 is not one of"},
+      {"subgroups.json", rule(R"({"variant": "tc", "subgroups": 5})"), "subgroups 5 is not one of 0, 4, 6, 8"},
       {"splits.json", rule(R"({"variant": "mag4", "splits": 70000})"), "splits 70000 is above 65535"},
       {"range.json", rule(R"({"variant": "mag4", "min_context": 100, "max_context": 100})"),
        "min_context 100 is not below max_context 100"},

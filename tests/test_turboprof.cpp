@@ -398,7 +398,8 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
   const auto dir = scratch("tune");
   const auto cache = dir / "cache";
   const std::string env = "TKV_CACHE_DIR='" + cache.string() + "' ";
-  const auto r = turboprof("tune " + kSmall + " --types turbo3 --ctx 256,512 --out '" + (dir / "out").string() + "'",
+  const auto r = turboprof("tune " + kSmall + " --types turbo3 --ctx 256,512 --subgroups 4,8 --out '" +
+                               (dir / "out").string() + "'",
                            dir, env);
   ASSERT_EQ(r.rc, 0) << r.err;
   EXPECT_NE(r.out.find("policy written to"), std::string::npos) << r.out;
@@ -419,6 +420,10 @@ TEST(Turboprof, TuneWritesAPolicyTheDecoderUses) {
 
   const json doc = json::parse(slurp(dir / "out" / "tune.json"));
   std::map<uint32_t, std::string> chosen;  // per depth
+  for (const auto& row : doc["rows"]) {  // (--subgroups is tried only where tc is the fastest)
+    ASSERT_TRUE(row.contains("subgroups")) << row;
+    if (row["variant"] != "tc") EXPECT_EQ(row["subgroups"], 0u) << row;
+  }
   for (const auto& row : doc["rows"])
     if (row["chosen"].get<bool>()) {
       EXPECT_EQ(chosen.count(row["ctx"].get<uint32_t>()), 0u);
@@ -499,6 +504,7 @@ TEST(Turboprof, BadInputFailsWithOneLineAndNoFiles) {
       {"check --workload mha64 --ctx 100000k", "100000K"},
       {"profile --modes 0,7 --ctx 256", "7"},
       {"tune --types q8_0 --ctx 256 --dry-run", "q8_0"},
+      {"tune --types turbo3 --ctx 256 --subgroups 4,5 --dry-run", "--subgroups 5"},
   };
   const auto dir = scratch("bad");
   for (const auto& c : cases) {
