@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Prepared in session 52, not run (~520 s; run 4 took ~25 s a setting and round): run 4's
-# forced-settings sweep at the other targets' shapes, main's binaries (next-run1.sh's pack). Run 4 found 4-9% at P5's depths that the plan
-# left; the same question for P1/P2 (m 1 8K, 16K: 32 four-subgroup splits of 4-8 steps, two an
-# SM), P6 (next-run3.sh) and P8 (batch 16 8K: 3 splits, 384 workgroups).
-# Forced: TKV_SUBGROUPS 6 / 8, TKV_SPLITS halved / doubled, TKV_ROWS16 where the rows allow.
+# forced-settings sweep at the other targets' shapes, main's binaries (next-run1.sh's pack). Run 4
+# found 4-9% at P5's depths that the plan left; the same question for P1/P2 (m 1 8K, 16K: 32
+# four-subgroup splits of 4-8 steps, two an SM), P6 (next-run3.sh) and P8 (batch 16 8K: 3 splits,
+# 384 workgroups). Forced: TKV_SUBGROUPS 6 / 8, TKV_SPLITS halved / doubled. Then a tune dry run.
 # Prediction: none known better; a forced setting that beats the plan by more than the rounds'
 # spread (~0.3 us at 8K, ~1% at 32K) in both rounds names a plan rule to revisit.
 source bench/gpu_prelude.sh
