@@ -69,7 +69,6 @@ const DefaultRow& default_row(const DeviceCaps& caps) {
 
 bool dpl_valid(uint32_t v) { return v == 0 || v == 4 || v == 8 || v == 16 || v == 32; }
 bool unroll_valid(uint32_t v) { return v == 0 || v == 1 || v == 2 || v == 4 || v == 8; }
-bool subgroups_valid(uint32_t v) { return v == 0 || v == 4 || v == 6 || v == 8; }
 
 std::string known_variants() {
   std::string s;
@@ -460,5 +459,7 @@ PolicyChoice apply_environment(PolicyChoice choice) {
   if (!changed.empty()) choice.reason += "; environment:" + changed;
   return choice;
 }
+
+bool subgroups_valid(uint32_t v) { return v == 0 || v == 4 || v == 6 || v == 8; }
 
 }  // namespace tkv

@@ -108,4 +108,8 @@ class DispatchPolicy {
 // TKV_VARIANT=auto keeps the policy's variant.
 PolicyChoice apply_environment(PolicyChoice choice);
 
+// The tc kernel's subgroups a workgroup that a rule, the environment or a tool may ask for: 0 (the
+// plan's), 4, 6 or 8.
+bool subgroups_valid(uint32_t v);
+
 }  // namespace tkv

@@ -54,7 +54,7 @@ std::string choice_text(const Choice& c) {
   std::string s(variant_name(c.variant));
   if (c.dpl) s += " dpl " + std::to_string(c.dpl);
   if (c.unroll) s += " unroll " + std::to_string(c.unroll);
-  if (c.subgroups) s += " " + std::to_string(c.subgroups) + " subgroups";
+  if (c.subgroups) s += " subgroups " + std::to_string(c.subgroups);
   return s;
 }
 
@@ -73,7 +73,7 @@ int run_tune(const CommonOptions& o) {
   const auto unrolls = parse_uint_list(o.unroll, "--unroll");
   const auto subgroups = parse_uint_list(o.subgroups, "--subgroups");
   for (uint32_t n : subgroups)
-    if (n != 0 && n != 4 && n != 6 && n != 8)
+    if (!subgroups_valid(n))
       fail(ErrorCode::invalid_argument, "tune: --subgroups " + std::to_string(n) + " is not one of 0, 4, 6, 8");
   OutputFiles files(o.out_dir);
   if (!o.ctx.empty()) parse_depths(o.ctx);
